@@ -1,0 +1,3 @@
+from errscan.cli import main
+
+main()

@@ -1,0 +1,48 @@
+"""The whole package's facts by module: resolves names across files (re-exports, class bases)."""
+
+from __future__ import annotations
+
+from errscan.extract.facts import ClassFact, ModuleFacts
+from errscan.extract.names import qualify
+
+_MAX_HOPS = 16
+
+
+class PackageIndex:
+    def __init__(self, modules: list[ModuleFacts]):
+        self.modules = {m.module: m for m in modules}
+        self.classes: dict[str, tuple[ClassFact, ModuleFacts]] = {
+            c.qualname: (c, m) for m in modules for c in m.classes
+        }
+
+    def canonical(self, qualname: str) -> str:
+        """Follow re-exports: `pkg.Name` imported into `pkg/__init__.py` from `pkg.errors`."""
+        for _ in range(_MAX_HOPS):
+            if qualname in self.classes:
+                return qualname
+            module, _, name = qualname.rpartition(".")
+            facts = self.modules.get(module)
+            target = facts.imports.get("", {}).get(name) if facts else None
+            if not target or target == qualname:
+                return qualname
+            qualname = target
+        return qualname
+
+    def bases(self, qualname: str) -> tuple[str, ...]:
+        """Qualified base classes, nearest first, followed through the classes defined here."""
+        found: list[str] = []
+        queue = [self.canonical(qualname)]
+        while queue:
+            current = queue.pop(0)
+            entry = self.classes.get(current)
+            if entry is None:
+                continue
+            fact, module = entry
+            lookup = module.imports.get("", {})
+            for written in fact.bases:
+                resolved = qualify(written, lookup, module.module, module.local_defs)
+                resolved = self.canonical(resolved) if resolved else written
+                if resolved not in found and resolved != qualname:
+                    found.append(resolved)
+                    queue.append(resolved)
+        return tuple(found)

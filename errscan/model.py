@@ -1,0 +1,144 @@
+"""The catalog: frozen records that every stage after extraction reads, with JSON in and out.
+
+The JSON form is the public API (`api/index.json`, `api/errors/<id>.json`), so field names here are
+the API's names. `from_dict` accepts what `to_dict` wrote, which lets `diff` and `lookup` work from a
+published site without rescanning.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+SCHEMA_VERSION = 1
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    """Source lines around a site; `start_line` is the number of `lines[0]`."""
+
+    start_line: int
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    """One `{...}` of a message template: the expression whose value is printed there."""
+
+    expr: str
+    conversion: str = ""  # "r", "s", "a" or ""
+    format_spec: str = ""
+    source: str = "fstring"  # fstring | concat | percent | format | join | variable | unresolved
+
+
+@dataclass(frozen=True)
+class ErrorSite:
+    """One place in the code that raises an error (a `raise` or an `assert` with a message)."""
+
+    id: str
+    kind: str  # "raise" | "assert"
+    exception: str  # as written, e.g. "ValueError" or "errors.KVError"
+    exception_qualname: str | None  # e.g. "builtins.ValueError", "vllm.x.KVError"
+    exception_bases: tuple[str, ...]  # qualified bases defined in the scanned tree, nearest first
+    message: str  # the template; see docs/templates.md
+    placeholders: tuple[Placeholder, ...]
+    path: str  # repo-relative, "/"-separated
+    line: int  # line of the `raise` / `assert` keyword
+    end_line: int
+    function: str  # "Class.method", "function", "outer.<locals>.inner" or "<module>"
+    comments: tuple[str, ...]  # comment lines directly above the statement, without "#"
+    excerpt: Excerpt
+    url: str  # pinned GitHub link to the line
+    cause: str | None = None  # source of `from X`, if any
+    assert_test: str | None = None  # an assert's test expression (the condition that must hold)
+    analysis: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def title(self) -> str:
+        return self.message if self.message else self.exception
+
+
+@dataclass(frozen=True)
+class ParseFailure:
+    path: str
+    line: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class ScanSummary:
+    files_read: int
+    files_catalogued: int
+    raises: int
+    asserts: int
+    reraises: int
+    parse_failures: tuple[ParseFailure, ...]
+    stage_seconds: dict[str, float] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    repo: str
+    commit: str | None
+    version: str | None
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    errors: tuple[ErrorSite, ...]
+    summary: ScanSummary
+    schema_version: int = SCHEMA_VERSION
+
+    def by_id(self) -> dict[str, ErrorSite]:
+        return {e.id: e for e in self.errors}
+
+
+def to_dict(obj: Any) -> Any:
+    """Plain-JSON form of a record: tuples become lists, nested records dicts."""
+    if dataclasses.is_dataclass(obj):
+        return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, (list, tuple)):
+        return [to_dict(v) for v in obj]
+    if isinstance(obj, dict):
+        return {k: to_dict(v) for k, v in obj.items()}
+    return obj
+
+
+def error_from_dict(data: dict[str, Any]) -> ErrorSite:
+    return ErrorSite(
+        **{
+            **_known_fields(ErrorSite, data),
+            "exception_bases": tuple(data.get("exception_bases", ())),
+            "placeholders": tuple(Placeholder(**p) for p in data.get("placeholders", ())),
+            "comments": tuple(data.get("comments", ())),
+            "excerpt": Excerpt(data["excerpt"]["start_line"], tuple(data["excerpt"]["lines"])),
+            "analysis": data.get("analysis") or {},
+        }
+    )
+
+
+def catalog_from_dict(data: dict[str, Any]) -> Catalog:
+    summary = data.get("summary") or {}
+    return Catalog(
+        repo=data["repo"],
+        commit=data.get("commit"),
+        version=data.get("version"),
+        include=tuple(data.get("include", ())),
+        exclude=tuple(data.get("exclude", ())),
+        errors=tuple(error_from_dict(e) for e in data["errors"]),
+        summary=ScanSummary(
+            **{
+                **_known_fields(ScanSummary, summary),
+                "parse_failures": tuple(
+                    ParseFailure(**p) for p in summary.get("parse_failures", ())
+                ),
+            }
+        ),
+        schema_version=data.get("schema_version", SCHEMA_VERSION),
+    )
+
+
+def _known_fields(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in dataclasses.fields(cls)}
+    return {k: v for k, v in data.items() if k in names}

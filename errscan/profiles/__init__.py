@@ -1,0 +1,65 @@
+"""Project profiles: what errscan knows about one codebase, kept apart from the generic analysis.
+
+A profile names the package to read, the GitHub repo for links, the default catalogue scope and how
+the project records its version and commit. Project-specific facts used by later stages (registries,
+config classes, CLI flags) live in the same module as the profile itself.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class VersionInfo:
+    version: str | None
+    commit: str | None
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    package: str  # the top-level package folder, e.g. "vllm"
+    distribution: str  # the name pip knows it by
+    repo: str  # default GitHub OWNER/NAME for links
+    default_include: tuple[str, ...]
+    version_file: str  # repo-relative path of a generated version module, or ""
+
+    def read_version(self, text: str) -> VersionInfo:
+        """Version and commit from the version module's source, read as data (never imported)."""
+        values = _string_assignments(text)
+        version = values.get("__version__") or values.get("version")
+        commit = values.get("__commit_id__") or values.get("commit_id")
+        return VersionInfo(version=version, commit=normalize_commit_id(commit))
+
+
+def normalize_commit_id(raw: str | None) -> str | None:
+    """setuptools-scm writes `g<sha>`; the sha is what links need."""
+    if not raw:
+        return None
+    raw = raw.strip()
+    if raw.startswith("g") and _is_hex(raw[1:]):
+        raw = raw[1:]
+    return raw.lower() if _is_hex(raw) else None
+
+
+def _is_hex(text: str) -> bool:
+    return len(text) >= 7 and all(c in "0123456789abcdefABCDEF" for c in text)
+
+
+def _string_assignments(text: str) -> dict[str, str]:
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return {}
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Constant):
+            if not isinstance(node.value.value, str):
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    found[target.id] = node.value.value
+    return found

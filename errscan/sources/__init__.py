@@ -1,0 +1,74 @@
+"""Sources: where the Python files come from (a folder, a git commit, a release wheel).
+
+Every source yields the same thing: `SourceFile`s with repo-relative paths, plus the commit and
+version it was read at. Nothing here parses Python.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Protocol
+
+from errscan.errors import UsageError
+from errscan.profiles import Profile
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: str  # repo-relative, "/"-separated
+    data: bytes
+    digest: str  # git blob sha-1 of `data`: the same for a file read from git or from disk
+
+
+class Source(Protocol):
+    description: str
+    commit: str | None
+    version: str | None
+
+    def files(self) -> Iterator[SourceFile]: ...
+
+
+def blob_digest(data: bytes) -> str:
+    """The git blob id of `data`, so files from git and from disk share one content key."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def open_source(
+    src: str | None,
+    *,
+    profile: Profile,
+    commit: str | None = None,
+    release: str | None = None,
+    cache_dir: Path,
+) -> Source:
+    """Pick the source the options describe; raise UsageError for combinations that make no sense."""
+    from errscan.sources.folder import FolderSource
+    from errscan.sources.git import GitSource
+    from errscan.sources.release import fetch_release
+
+    if release is not None:
+        if src is not None or commit is not None:
+            raise UsageError("--release reads the package index; give no SRC and no --commit with it")
+        return FolderSource(fetch_release(release, profile=profile, cache_dir=cache_dir), profile)
+    if src is None:
+        raise UsageError("give a SRC folder to scan, or --release X.Y.Z")
+    path = Path(src)
+    if not path.exists():
+        raise UsageError(f"no such file or folder: {src}")
+    if not path.is_dir():
+        raise UsageError(f"not a folder: {src}")
+    if commit is not None:
+        return GitSource(path, commit, profile)
+    return FolderSource(path, profile)
+
+
+def package_scope(path: Path, profile: Profile) -> tuple[Path, Path]:
+    """(root, folder to read): a package folder is read from its parent; a root from its package."""
+    path = path.resolve()
+    if (path / "__init__.py").is_file():
+        return path.parent, path
+    if (path / profile.package).is_dir():
+        return path, path / profile.package
+    return path, path
