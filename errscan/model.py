@@ -35,6 +35,62 @@ class Placeholder:
 
 
 @dataclass(frozen=True)
+class Condition:
+    """A boolean condition in Python syntax, with what could not be understood said plainly."""
+
+    code: str  # simplified, locals substituted by their single dominating assignment
+    raw: str  # as the code states it, before substitution
+    plain: str  # the same in plain words where the forms are common, else the code again
+    partial: bool = False  # some step was not understood: `unknown` says which
+    unknown: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Contribution:
+    """Accumulate-then-raise: one guarded `append` that adds text to the message."""
+
+    condition: Condition
+    text: str  # template of what it appends
+
+
+@dataclass(frozen=True)
+class ChainStep:
+    """One call on the way from an entry point to the raising function."""
+
+    function: str  # qualified name of the function called
+    path: str  # where the call is written
+    line: int
+    condition: Condition | None  # the call site's own path condition, if any
+
+
+@dataclass(frozen=True)
+class Chain:
+    entry: str  # qualified name of the entry point
+    entry_kind: str  # e.g. "connector-init", "connector-interface", "config-validation", "main"
+    steps: tuple[ChainStep, ...]  # calls from the entry to the raising function, in order
+
+
+@dataclass(frozen=True)
+class Knob:
+    """A user-facing setting that decides whether the error fires."""
+
+    kind: str  # "connector" | "cli-flag" | "config-field" | "extra-config" | "env"
+    name: str  # e.g. "--decode-context-parallel-size", "use_native", "LMCACHE_USE_UPSTREAM_MP"
+    detail: str = ""  # where it is read, or the condition it appears in
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """When an error fires: the path condition at the raise, how the engine gets there, what decides it."""
+
+    condition: Condition | None
+    contributions: tuple[Contribution, ...] = ()
+    chains: tuple[Chain, ...] = ()
+    connectors: tuple[str, ...] = ()
+    knobs: tuple[Knob, ...] = ()
+
+
+@dataclass(frozen=True)
 class ErrorSite:
     """One place in the code that raises an error (a `raise` or an `assert` with a message)."""
 
@@ -54,7 +110,7 @@ class ErrorSite:
     url: str  # pinned GitHub link to the line
     cause: str | None = None  # source of `from X`, if any
     assert_test: str | None = None  # an assert's test expression (the condition that must hold)
-    analysis: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    trigger: Trigger | None = None  # filled by the analysis stage
 
     @property
     def title(self) -> str:
@@ -113,7 +169,7 @@ def error_from_dict(data: dict[str, Any]) -> ErrorSite:
             "placeholders": tuple(Placeholder(**p) for p in data.get("placeholders", ())),
             "comments": tuple(data.get("comments", ())),
             "excerpt": Excerpt(data["excerpt"]["start_line"], tuple(data["excerpt"]["lines"])),
-            "analysis": data.get("analysis") or {},
+            "trigger": _trigger_from_dict(data["trigger"]) if data.get("trigger") else None,
         }
     )
 
@@ -136,6 +192,35 @@ def catalog_from_dict(data: dict[str, Any]) -> Catalog:
             }
         ),
         schema_version=data.get("schema_version", SCHEMA_VERSION),
+    )
+
+
+def _condition_from_dict(data: dict[str, Any] | None) -> Condition | None:
+    if not data:
+        return None
+    return Condition(**{**_known_fields(Condition, data), "unknown": tuple(data.get("unknown", ()))})
+
+
+def _trigger_from_dict(data: dict[str, Any]) -> Trigger:
+    return Trigger(
+        condition=_condition_from_dict(data.get("condition")),
+        contributions=tuple(
+            Contribution(_condition_from_dict(c["condition"]), c["text"])
+            for c in data.get("contributions", ())
+        ),
+        chains=tuple(
+            Chain(
+                c["entry"],
+                c["entry_kind"],
+                tuple(
+                    ChainStep(s["function"], s["path"], s["line"], _condition_from_dict(s.get("condition")))
+                    for s in c["steps"]
+                ),
+            )
+            for c in data.get("chains", ())
+        ),
+        connectors=tuple(data.get("connectors", ())),
+        knobs=tuple(Knob(**k) for k in data.get("knobs", ())),
     )
 
 

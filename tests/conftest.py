@@ -1,0 +1,40 @@
+"""Shared test helpers: fixture sources, running the CLI as a user would, real releases."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from errscan.extract import FileResult, extract_file
+from errscan.sources import SourceFile, blob_digest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def source_file(path: Path, rel: str | None = None) -> SourceFile:
+    data = path.read_bytes()
+    return SourceFile(rel or path.name, data, blob_digest(data))
+
+
+def extract_fixture(name: str) -> FileResult:
+    return extract_file(source_file(FIXTURES / "patterns" / name, f"pkg/{name}"), catalogued=True)
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """errscan as a user runs it, in its own process."""
+    return subprocess.run(
+        [sys.executable, "-m", "errscan", *args], cwd=cwd, capture_output=True, text=True
+    )
+
+
+@pytest.fixture(scope="session")
+def release_0271() -> Path:
+    """vLLM 0.27.1's source, fetched once with pip into the user's errscan cache and reused."""
+    from errscan.cachedir import default_cache_dir
+    from errscan.profiles.vllm import VLLM
+    from errscan.sources.release import fetch_release
+
+    return fetch_release("0.27.1", profile=VLLM, cache_dir=default_cache_dir())

@@ -1,0 +1,110 @@
+"""Raise-site extraction, table-driven: each fixture line that raises says `# expect: <template>`."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import pytest
+
+from conftest import FIXTURES, extract_fixture
+
+PATTERNS = sorted(p.name for p in (FIXTURES / "patterns").glob("*.py"))
+EXPECT = re.compile(r"# expect: ?(.*)$")
+
+
+def expectations(name: str) -> dict[int, str]:
+    lines = (FIXTURES / "patterns" / name).read_text().splitlines()
+    return {i: m.group(1) for i, line in enumerate(lines, 1) if (m := EXPECT.search(line))}
+
+
+@pytest.mark.parametrize("name", PATTERNS)
+def test_templates_match_expectations(name):
+    result = extract_fixture(name)
+    assert result.failure is None
+    found = {site.line: site.message for site in result.sites}
+    assert found == expectations(name)
+
+
+@pytest.mark.parametrize("name", PATTERNS)
+def test_every_site_that_ast_finds_is_found(name):
+    tree = ast.parse((FIXTURES / "patterns" / name).read_text())
+    raises = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Raise) and n.exc is not None]
+    asserts = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Assert) and n.msg is not None]
+    bare = [n for n in ast.walk(tree) if isinstance(n, ast.Raise) and n.exc is None]
+    result = extract_fixture(name)
+    assert sorted(s.line for s in result.sites if s.kind == "raise") == sorted(raises)
+    assert sorted(s.line for s in result.sites if s.kind == "assert") == sorted(asserts)
+    assert result.reraises == len(bare)
+
+
+def sites_by_line(name):
+    return {s.line: s for s in extract_fixture(name).sites}
+
+
+def test_exception_resolved_through_imports_and_aliases():
+    sites = sites_by_line("statements.py")
+    assert sites[10].exception == "KVError"
+    assert sites[10].exception_qualname == "errors.KVTransferError"
+    assert sites[13].exception == "errs.KVTransferError"
+    assert sites[13].exception_qualname == "errors.KVTransferError"
+    assert sites[26].exception_qualname == "builtins.RuntimeError"
+
+
+def test_reraised_caught_exception_takes_the_handler_type():
+    site = sites_by_line("statements.py")[34]
+    assert (site.exception, site.exception_qualname) == ("KeyError", "builtins.KeyError")
+
+
+def test_enclosing_function_names_follow_qualname_rules():
+    sites = sites_by_line("statements.py")
+    assert sites[10].function == "Connector.check"
+    assert sites[17].function == "Connector.nested.<locals>.inner"
+    assert sites[62].function == "<module>"
+
+
+def test_comments_directly_above_are_kept():
+    assert sites_by_line("statements.py")[10].comments == ()
+    source = (FIXTURES / "patterns" / "statements.py").read_text().splitlines()
+    assert source[6].strip().startswith("# The connector")
+
+
+def test_comment_block_above_a_statement(tmp_path):
+    from conftest import source_file
+    from errscan.extract import extract_file
+
+    path = tmp_path / "c.py"
+    path.write_text("def f():\n    x = 1\n\n    # unrelated\n\n    # why it fails\n    # and more\n    raise ValueError('m')\n")
+    (site,) = extract_file(source_file(path), catalogued=True).sites
+    assert site.comments == ("why it fails", "and more")
+
+
+def test_multiline_statement_has_end_line_and_cause():
+    sites = sites_by_line("fstrings.py")
+    assert sites[26].end_line == 30
+    assert sites[34].end_line == 39
+    assert sites_by_line("statements.py")[26].cause == "exc"
+
+
+def test_assert_keeps_its_test():
+    site = sites_by_line("statements.py")[39]
+    assert (site.kind, site.exception, site.assert_test) == ("assert", "AssertionError", "x")
+
+
+def test_placeholders_record_how_they_were_found():
+    sites = sites_by_line("operators.py")
+    assert [(p.expr, p.source) for p in sites[26].placeholders] == [("unsupported", "join")]
+    assert [(p.expr, p.conversion) for p in sites[10].placeholders] == [("a", ""), ("b", "r")]
+
+
+def test_unparsable_file_is_a_failure_not_a_crash(tmp_path):
+    from conftest import source_file
+    from errscan.extract import extract_file
+
+    path = tmp_path / "broken.py"
+    path.write_text("def f(:\n    pass\n")
+    result = extract_file(source_file(path), catalogued=True)
+    assert result.failure is not None and result.failure.line == 1 and result.sites == ()
+    path.write_bytes(b"x = 1\ny = '\xff\xfe'\n")
+    result = extract_file(source_file(path), catalogued=True)
+    assert result.failure.line == 2 and "decode" in result.failure.reason
