@@ -4,18 +4,26 @@ from __future__ import annotations
 
 import os
 import sys
+from functools import partial
 from pathlib import Path
 
 import click
 
 from errscan import __version__
+from errscan.cache import ExtractCache
 from errscan.cachedir import default_cache_dir
-from errscan.errors import EXIT_FAILURE, EXIT_USAGE, ErrscanError
+from errscan.diff import diff_catalogs
+from errscan.errors import EXIT_DIFFERENCES, EXIT_FAILURE, EXIT_USAGE, ErrscanError, UsageError
+from errscan.history import Revision, scan_revisions
 from errscan.profiles.vllm import VLLM
+from errscan.progress import Progress
 from errscan.render import write_site
-from errscan.scan import ScanOptions, scan as run_scan
+from errscan.render.diff import FORMATS, format_diff
+from errscan.scan import ScanOptions
 from errscan.scope import Scope
+from errscan.sides import load_side
 from errscan.sources import open_source
+from errscan.sources.release import releases_between, sort_versions
 
 PROFILE = VLLM
 
@@ -28,31 +36,118 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("src", required=False)
-@click.option("--commit", metavar="REV", help="Read SRC's git repository at this commit (sha or tag), not the work tree.")
-@click.option("--release", metavar="X.Y.Z", help="Fetch this vLLM release with pip and scan it (no SRC).")
+@click.option("--commit", multiple=True, metavar="REV", help="Read SRC's git repository at this commit (sha or tag), not the work tree; repeat for history, oldest first.")
+@click.option("--release", multiple=True, metavar="X.Y.Z", help="Fetch this vLLM release with pip and scan it (no SRC); repeat for history.")
+@click.option("--releases", metavar="A..B", help="Every release pip lists from A to B: one site with history.")
 @click.option("--repo", default=PROFILE.repo, show_default=True, metavar="OWNER/NAME", help="GitHub repository that links point to.")
 @click.option("--include", multiple=True, metavar="GLOB", help=f"Catalogue files matching GLOB (repeatable). [default: {', '.join(PROFILE.default_include)}]")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Leave out files matching GLOB (repeatable).")
 @click.option("--out", default="site", show_default=True, type=click.Path(file_okay=False, path_type=Path), help="Folder the site is written to (replaced atomically).")
 @click.option("--jobs", "-j", default=0, type=click.IntRange(min=0), help="Processes to use; 0 means one per core.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Cache folder. [default: $XDG_CACHE_HOME/errscan]")
+@click.option("--no-cache", is_flag=True, help="Parse every file; neither read nor write cached results.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
-def scan(src, commit, release, repo, include, exclude, out, jobs, cache_dir, quiet) -> None:
-    """Scan SRC (a folder, or a git repo with --commit) or a --release into a site at --out."""
+def scan(src, commit, release, releases, repo, include, exclude, out, jobs, cache_dir, no_cache, quiet) -> None:
+    """Scan SRC (a folder, or a git repo with --commit) or --release(s) into a site at --out.
+
+    Several --release or --commit values (or --releases A..B) make one site whose pages carry
+    each error's history; the latest is the main content.
+    """
     if "/" not in repo or repo.count("/") != 1:
         raise click.BadParameter("expected OWNER/NAME", param_hint="--repo")
-    source = open_source(
-        src, profile=PROFILE, commit=commit, release=release, cache_dir=cache_dir or default_cache_dir()
-    )
-    scope = Scope(tuple(include) or PROFILE.default_include, tuple(exclude))
-    catalog = run_scan(source, ScanOptions(repo=repo, scope=scope, jobs=jobs))
+    cache_dir = cache_dir or default_cache_dir()
+    options, scope = _scan_options(repo, include, exclude, jobs, cache_dir, no_cache)
+    revisions = _revisions(src, commit, release, releases, cache_dir)
+    catalog = scan_revisions(revisions, options, Progress(quiet=quiet))
     for failure in catalog.summary.parse_failures:
         click.echo(f"{failure.path}:{failure.line}: {failure.reason}", err=True)
+    _report_corrupt_cache(options.cache)
     if not catalog.summary.files_catalogued:
-        raise ErrscanError(f"no file under {source.description} matches --include {' '.join(scope.include)}")
+        raise ErrscanError(f"no file under {revisions[-1].name} matches --include {' '.join(scope.include)}")
     write_site(catalog, out)
     if not quiet:
         click.echo(summary_line(catalog, out))
+
+
+@cli.command()
+@click.argument("old")
+@click.argument("new")
+@click.option("--git", "git_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="OLD and NEW are revisions of this git repository.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="text (colored on a terminal), markdown, or json.")
+@click.option("--fail-on", default="", metavar="KINDS", help=f"Exit with status {EXIT_DIFFERENCES} if any of these are found: comma-separated added, removed, changed.")
+@click.option("--repo", default=PROFILE.repo, show_default=True, metavar="OWNER/NAME", help="GitHub repository that scanned sides link to.")
+@click.option("--include", multiple=True, metavar="GLOB", help="Catalogue files matching GLOB when scanning a side (repeatable).")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Leave out files matching GLOB when scanning a side (repeatable).")
+@click.option("--jobs", "-j", default=0, type=click.IntRange(min=0), help="Processes to use; 0 means one per core.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Cache folder. [default: $XDG_CACHE_HOME/errscan]")
+@click.option("--no-cache", is_flag=True, help="Parse every file; neither read nor write cached results.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
+def diff(old, new, git_dir, fmt, fail_on, repo, include, exclude, jobs, cache_dir, no_cache, quiet) -> None:
+    """Compare the errors of OLD and NEW: each a site folder (or its api/index.json), vllm==X.Y.Z,
+    or with --git DIR a git revision. Prints added, removed and changed errors.
+    """
+    gates = _fail_on(fail_on)
+    cache_dir = cache_dir or default_cache_dir()
+    options, _ = _scan_options(repo, include, exclude, jobs, cache_dir, no_cache)
+    progress = Progress(quiet=quiet)
+    sides = [
+        load_side(spec, git_dir=git_dir, profile=PROFILE, options=options, cache_dir=cache_dir, progress=progress, position=i)
+        for i, spec in enumerate((old, new), 1)
+    ]
+    _report_corrupt_cache(options.cache)
+    (old_label, old_catalog), (new_label, new_catalog) = sides
+    result = diff_catalogs(old_catalog, new_catalog, old_label, new_label)
+    click.echo(format_diff(result, fmt, color=fmt == "text" and sys.stdout.isatty()), nl=False)
+    if any(getattr(result, gate) for gate in gates):
+        sys.exit(EXIT_DIFFERENCES)
+
+
+def _scan_options(repo, include, exclude, jobs, cache_dir: Path, no_cache: bool) -> tuple[ScanOptions, Scope]:
+    scope = Scope(tuple(include) or PROFILE.default_include, tuple(exclude))
+    cache = None if no_cache else ExtractCache(cache_dir)
+    return ScanOptions(repo=repo, scope=scope, jobs=jobs, cache=cache), scope
+
+
+def _revisions(src, commits, releases, release_range, cache_dir: Path) -> list[Revision]:
+    """What to scan, oldest first: releases sorted by version, commits in the order given."""
+    if release_range is not None:
+        if releases:
+            raise UsageError("give either --release or --releases, not both")
+        first, dots, last = release_range.partition("..")
+        if not dots or not first or not last:
+            raise click.BadParameter("expected FIRST..LAST, e.g. 0.24.0..0.27.1", param_hint="--releases")
+        releases = releases_between(first, last, profile=PROFILE)
+    if releases:
+        if src is not None or commits:
+            raise UsageError("--release reads the package index; give no SRC and no --commit with it")
+        return [
+            Revision(v, partial(open_source, None, profile=PROFILE, release=v, cache_dir=cache_dir))
+            for v in sort_versions(list(releases))
+        ]
+    if not commits:
+        return [Revision(src or "", partial(open_source, src, profile=PROFILE, cache_dir=cache_dir))]
+    return [
+        Revision(rev, partial(open_source, src, profile=PROFILE, commit=rev, cache_dir=cache_dir))
+        for rev in dict.fromkeys(commits)
+    ]
+
+
+def _fail_on(text: str) -> list[str]:
+    kinds = [k.strip() for k in text.split(",") if k.strip()]
+    unknown = [k for k in kinds if k not in ("added", "removed", "changed")]
+    if unknown:
+        raise click.BadParameter(f"unknown kind {unknown[0]!r}; expected added, removed, changed", param_hint="--fail-on")
+    return kinds
+
+
+def _report_corrupt_cache(cache: ExtractCache | None) -> None:
+    """Once per run however many entries were bad; they have been recomputed and rewritten."""
+    if cache is not None and cache.stats.corrupt:
+        bad = cache.stats.corrupt
+        click.echo(
+            f"errscan: warning: {len(bad)} corrupt cache entries ignored, recomputed and rewritten (first: {bad[0]})",
+            err=True,
+        )
 
 
 def summary_line(catalog, out: Path) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 EXIT_OK = 0
 EXIT_FAILURE = 1  # the input was understood but the work could not be done
 EXIT_USAGE = 2  # the input itself is wrong: missing path, unknown commit, bad option
+EXIT_DIFFERENCES = 3  # `diff --fail-on` found a kind of difference it was told to fail on
 
 
 class ErrscanError(Exception):

@@ -91,6 +91,39 @@ class Trigger:
 
 
 @dataclass(frozen=True)
+class ReleaseRef:
+    """One scanned release or git revision of a history, oldest first."""
+
+    label: str  # how pages name it: the version, else the short commit
+    version: str | None
+    commit: str | None
+
+
+@dataclass(frozen=True)
+class ReleaseState:
+    """An error as one release has it; `present` is False where that release does not raise it."""
+
+    release: str  # a ReleaseRef label
+    present: bool
+    commit: str | None = None
+    id: str | None = None  # the error's id in that release (an earlier id becomes an alias)
+    path: str | None = None
+    line: int | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class History:
+    """Which releases raise an error, and how it looked in each; see docs in errscan/history.py."""
+
+    releases: tuple[ReleaseState, ...]  # one per scanned release, oldest first
+    first_seen: str
+    last_changed: str | None  # None: unchanged since first seen (a move of lines alone is no change)
+    removed_since: str | None  # the first release that no longer raises it, if the latest does not
+    aliases: tuple[str, ...] = ()  # earlier ids of this error, whose pages lead here
+
+
+@dataclass(frozen=True)
 class ErrorSite:
     """One place in the code that raises an error (a `raise` or an `assert` with a message)."""
 
@@ -111,6 +144,7 @@ class ErrorSite:
     cause: str | None = None  # source of `from X`, if any
     assert_test: str | None = None  # an assert's test expression (the condition that must hold)
     trigger: Trigger | None = None  # filled by the analysis stage
+    history: History | None = None  # filled when several releases are scanned together
 
     @property
     def title(self) -> str:
@@ -136,6 +170,52 @@ class ScanSummary:
 
 
 @dataclass(frozen=True)
+class ErrorRef:
+    """One side of a diff entry: enough to find the error and recognise its message."""
+
+    id: str
+    path: str
+    line: int
+    function: str
+    exception: str
+    message: str
+
+
+@dataclass(frozen=True)
+class WordDiff:
+    op: str  # "equal" | "delete" | "insert"
+    text: str  # words joined by single spaces
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    field: str  # "message" | "exception" | "condition" | "location" | "knobs"
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class ErrorChange:
+    old: ErrorRef
+    new: ErrorRef
+    matched_by: str  # "id", or the similarity rule that paired them (see errscan/diff.py)
+    changes: tuple[FieldChange, ...]
+    message_diff: tuple[WordDiff, ...] = ()  # word by word, when the message changed
+
+
+@dataclass(frozen=True)
+class CatalogDiff:
+    """What changed between two catalogs; also the JSON of `errscan diff --format json`."""
+
+    old: str  # label of each side
+    new: str
+    added: tuple[ErrorRef, ...]
+    removed: tuple[ErrorRef, ...]
+    changed: tuple[ErrorChange, ...]
+    unchanged: int
+
+
+@dataclass(frozen=True)
 class Catalog:
     repo: str
     commit: str | None
@@ -145,6 +225,11 @@ class Catalog:
     errors: tuple[ErrorSite, ...]
     summary: ScanSummary
     schema_version: int = SCHEMA_VERSION
+    # Set only for a scan of several releases; `errors` are then the latest release's.
+    releases: tuple[ReleaseRef, ...] = ()
+    retired: tuple[ErrorSite, ...] = ()  # errors an earlier release raised and the latest does not
+    aliases: dict[str, str] = field(default_factory=dict, hash=False)  # earlier id -> current id
+    changes: tuple[CatalogDiff, ...] = ()  # one per consecutive pair of releases
 
     def by_id(self) -> dict[str, ErrorSite]:
         return {e.id: e for e in self.errors}
@@ -170,7 +255,28 @@ def error_from_dict(data: dict[str, Any]) -> ErrorSite:
             "comments": tuple(data.get("comments", ())),
             "excerpt": Excerpt(data["excerpt"]["start_line"], tuple(data["excerpt"]["lines"])),
             "trigger": _trigger_from_dict(data["trigger"]) if data.get("trigger") else None,
+            "history": _history_from_dict(data["history"]) if data.get("history") else None,
         }
+    )
+
+
+def diff_from_dict(data: dict[str, Any]) -> CatalogDiff:
+    return CatalogDiff(
+        old=data["old"],
+        new=data["new"],
+        added=tuple(ErrorRef(**e) for e in data["added"]),
+        removed=tuple(ErrorRef(**e) for e in data["removed"]),
+        changed=tuple(
+            ErrorChange(
+                old=ErrorRef(**c["old"]),
+                new=ErrorRef(**c["new"]),
+                matched_by=c["matched_by"],
+                changes=tuple(FieldChange(**f) for f in c["changes"]),
+                message_diff=tuple(WordDiff(**w) for w in c.get("message_diff", ())),
+            )
+            for c in data["changed"]
+        ),
+        unchanged=data["unchanged"],
     )
 
 
@@ -192,6 +298,20 @@ def catalog_from_dict(data: dict[str, Any]) -> Catalog:
             }
         ),
         schema_version=data.get("schema_version", SCHEMA_VERSION),
+        releases=tuple(ReleaseRef(**r) for r in data.get("releases", ())),
+        retired=tuple(error_from_dict(e) for e in data.get("retired", ())),
+        aliases=dict(data.get("aliases", {})),
+        changes=tuple(diff_from_dict(d) for d in data.get("changes", ())),
+    )
+
+
+def _history_from_dict(data: dict[str, Any]) -> History:
+    return History(
+        **{
+            **_known_fields(History, data),
+            "releases": tuple(ReleaseState(**r) for r in data["releases"]),
+            "aliases": tuple(data.get("aliases", ())),
+        }
     )
 
 

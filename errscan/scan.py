@@ -6,11 +6,13 @@ import os
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable
 
+from errscan.cache import ExtractCache
 from errscan.extract import FileResult, extract_file
 from errscan.extract.sites import RawSite
+from errscan.extract.templates import normalize
 from errscan.graph.index import PackageIndex
 from errscan.ids import error_id
 from errscan.model import Catalog, ErrorSite, Excerpt, ScanSummary
@@ -25,6 +27,7 @@ class ScanOptions:
     repo: str
     scope: Scope
     jobs: int = 0  # 0: one process per core
+    cache: ExtractCache | None = field(default=None, compare=False)  # None: parse every file
 
 
 def scan(source: Source, options: ScanOptions) -> Catalog:
@@ -34,7 +37,7 @@ def scan(source: Source, options: ScanOptions) -> Catalog:
     timings["read"] = time.perf_counter() - started
 
     mark = time.perf_counter()
-    results = extract_all(files, options.scope, options.jobs)
+    results = extract_cached(files, options.scope, options.jobs, options.cache)
     timings["extract"] = time.perf_counter() - mark
 
     mark = time.perf_counter()
@@ -78,6 +81,26 @@ def extract_all(files: list[SourceFile], scope: Scope, jobs: int) -> list[FileRe
     return sorted(results, key=lambda r: r.path)
 
 
+def extract_cached(
+    files: list[SourceFile], scope: Scope, jobs: int, cache: ExtractCache | None
+) -> list[FileResult]:
+    """`extract_all`, taking what the cache holds from it and storing what had to be parsed."""
+    if cache is None:
+        return extract_all(files, scope, jobs)
+    cached: list[FileResult] = []
+    misses: list[SourceFile] = []
+    for f in files:
+        hit = cache.get(f.path, f.digest, scope.catalogues(f.path))
+        if hit is None:
+            misses.append(f)
+        else:
+            cached.append(hit)
+    parsed = extract_all(misses, scope, jobs)
+    for result in parsed:
+        cache.put(result, scope.catalogues(result.path))
+    return sorted(cached + parsed, key=lambda r: r.path)
+
+
 def _extract_pair(pair: tuple[SourceFile, bool]) -> FileResult:
     return extract_file(*pair)
 
@@ -88,7 +111,8 @@ def _catalogue(
     for result in results:
         twins: Counter[tuple[str, str, str]] = Counter()
         for raw in result.sites:
-            key = (raw.function, raw.exception.rsplit(".", 1)[-1], raw.message)
+            # The id's own key: messages that differ only inside placeholders are twins too.
+            key = (raw.function, raw.exception.rsplit(".", 1)[-1], normalize(raw.message))
             ordinal = twins[key]
             twins[key] += 1
             yield _error_site(raw, result, index, repo, commit, ordinal)

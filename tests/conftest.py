@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -38,3 +39,22 @@ def release_0271() -> Path:
     from errscan.sources.release import fetch_release
 
     return fetch_release("0.27.1", profile=VLLM, cache_dir=default_cache_dir())
+
+
+def build_git_history(root: Path, *versions: str) -> Path:
+    """A git repo with one commit per fixture folder under fixtures/history, tagged 1.0, 2.0, ...
+
+    Each folder replaces the tree, except `v3`, which adds to the one before (see its README).
+    """
+    repo = root / "repo"
+    repo.mkdir()
+    git = ["git", "-c", "user.name=errscan", "-c", "user.email=errscan@example.invalid", "-c", "commit.gpgsign=false"]
+    subprocess.run([*git, "init", "-q"], cwd=repo, check=True)
+    for number, version in enumerate(versions, 1):
+        if version != "v3":
+            shutil.rmtree(repo / "pkg", ignore_errors=True)
+        shutil.copytree(FIXTURES / "history" / version, repo, dirs_exist_ok=True)
+        subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
+        subprocess.run([*git, "commit", "-q", "-m", version], cwd=repo, check=True)
+        subprocess.run([*git, "tag", f"{number}.0"], cwd=repo, check=True)
+    return repo

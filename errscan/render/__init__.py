@@ -13,6 +13,7 @@ import jinja2
 from errscan.errors import UsageError
 from errscan.fsutil import swap_in_folder
 from errscan.model import Catalog, ErrorSite, to_dict
+from errscan.render.history import history_index_fields, slug, write_history_files
 
 INDEX_FIELDS = ("id", "kind", "exception", "exception_qualname", "message", "path", "line", "function", "url")
 
@@ -24,7 +25,7 @@ def templates_dir() -> Path:
 
 
 def environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(templates_dir()),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -32,6 +33,8 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["slug"] = slug
+    return env
 
 
 def dump_json(data: Any) -> str:
@@ -48,6 +51,7 @@ def index_document(catalog: Catalog) -> dict[str, Any]:
         "exclude": list(catalog.exclude),
         "summary": _stable_summary(catalog),
         "errors": [{k: getattr(e, k) for k in INDEX_FIELDS} for e in catalog.errors],
+        **history_index_fields(catalog),
     }
 
 
@@ -82,10 +86,11 @@ def _write_files(catalog: Catalog, root: Path) -> None:
     (root / "api" / "errors").mkdir(parents=True)
     _write(root / "api" / "index.json", dump_json(index_document(catalog)))
     error_page = env.get_template("error.html")
-    for error in catalog.errors:
+    for error in catalog.errors + catalog.retired:
         _write(root / "api" / "errors" / f"{error.id}.json", dump_json(error_document(catalog, error)))
         page = error_page.render(error=error, root="../../", **common)
         _write(root / "errors" / error.id / "index.html", page)
+    write_history_files(catalog, root, env, common, _write, dump_json)
     _write(root / "index.html", env.get_template("index.html").render(root="", **common))
 
 

@@ -14,6 +14,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from packaging.version import InvalidVersion, Version
+
 from errscan.errors import SourceError, UsageError
 from errscan.profiles import Profile
 
@@ -74,3 +76,45 @@ def _unpack_python_files(wheel: Path, tree: Path, package: str) -> None:
                 destination.write_bytes(archive.read(info))
     except zipfile.BadZipFile as exc:
         raise SourceError(f"{wheel.name} is not a valid wheel: {exc}") from exc
+
+
+def releases_between(first: str, last: str, *, profile: Profile) -> list[str]:
+    """The final releases pip lists from `first` to `last` inclusive, oldest first.
+
+    Pre-releases are left out unless named as an end. Both ends must be listed releases.
+    """
+    low, high = _parse_version(first), _parse_version(last)
+    if low > high:
+        raise UsageError(f"empty release range {first}..{last}: {first} comes after {last}")
+    listed = _listed_versions(profile.distribution)
+    for end in (first, last):
+        if end not in listed:
+            raise UsageError(f"pip lists no release {profile.distribution}=={end}")
+    chosen = [
+        v for v in listed
+        if low <= _parse_version(v) <= high and (v in (first, last) or not _parse_version(v).is_prerelease)
+    ]
+    return sorted(chosen, key=_parse_version)
+
+
+def sort_versions(versions: list[str]) -> list[str]:
+    """Oldest first, as version numbers compare (0.9.0 before 0.10.0)."""
+    return sorted(dict.fromkeys(versions), key=_parse_version)
+
+
+def _parse_version(text: str) -> Version:
+    try:
+        return Version(text)
+    except InvalidVersion as exc:
+        raise UsageError(f"not a release version: {text!r} (expected something like 0.27.1)") from exc
+
+
+def _listed_versions(distribution: str) -> list[str]:
+    """What `pip index versions` prints after "Available versions:" (pip's own index settings)."""
+    command = [sys.executable, "-m", "pip", "index", "versions", "--disable-pip-version-check", distribution]
+    done = subprocess.run(command, capture_output=True, text=True)
+    for line in done.stdout.splitlines():
+        if line.startswith("Available versions:"):
+            return [v.strip() for v in line.partition(":")[2].split(",") if v.strip()]
+    lines = [ln.strip() for ln in done.stderr.splitlines() if ln.strip() and not ln.startswith("WARNING")]
+    raise SourceError(f"pip could not list the releases of {distribution}: {lines[-1] if lines else 'no output'}")

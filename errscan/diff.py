@@ -1,0 +1,287 @@
+"""Two catalogs side by side: which errors were added, removed, changed, and how.
+
+Errors are paired in three passes, each error at most once:
+
+1. **Identical twins** (the same file, function, exception and template, so ids that differ only
+   by their order) pair by how many of their nearest code lines above and below agree (the
+   nearest counting most), best first: deleting one twin renumbers the others, so their ids
+   alone would pair the wrong ones.
+2. **Same id.** The id hashes file, function, exception, template and twin ordinal, so an error
+   that only moved lines keeps it.
+3. **Similarity**, for what is left. An old and a new error of the same kind (raise or assert)
+   are candidates when both hold:
+   - *place*: the same path; or a renamed path (the old path is gone from NEW and the new path did
+     not exist in OLD); or the same function name (other than `<module>`);
+   - *content*: the same exception and either templates at least 50% alike word by word or the
+     code around the raise (3 lines each side) at least 60% alike; or another exception with
+     templates at least 90% alike.
+   Candidates pair best first by template likeness + code likeness + same function + same path,
+   ties broken by ids, so the result does not depend on input order.
+
+A pair is `changed` when any of these differ: `message` (the template, whitespace folded; with a
+word-level diff), `exception` (its last name), `condition` (the analysed path condition, or an
+assert's test), `location` (path, function or line), `knobs`. Otherwise it counts as unchanged.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Iterable
+
+from errscan.extract.templates import normalize
+from errscan.model import (
+    Catalog,
+    CatalogDiff,
+    ErrorChange,
+    ErrorRef,
+    ErrorSite,
+    FieldChange,
+    WordDiff,
+)
+
+TEMPLATE_ALIKE = 0.5
+CODE_ALIKE = 0.6
+TEMPLATE_ALIKE_OTHER_EXCEPTION = 0.9
+CODE_CONTEXT = 3  # lines each side of the raise compared for likeness
+MODULE_SCOPE = "<module>"
+
+
+@dataclass(frozen=True)
+class Match:
+    old: ErrorSite
+    new: ErrorSite
+    rule: str  # "twin", "id", or the place rule that let the pair be compared: "path", "renamed-path", "function"
+
+
+def diff_catalogs(old: Catalog, new: Catalog, old_label: str, new_label: str) -> CatalogDiff:
+    return diff_matched(old.errors, new.errors, match_errors(old.errors, new.errors), old_label, new_label)
+
+
+def diff_matched(
+    old: Iterable[ErrorSite], new: Iterable[ErrorSite], matches: list[Match], old_label: str, new_label: str
+) -> CatalogDiff:
+    """The diff, once `matches` paired what could be paired between `old` and `new`."""
+    matched_old = {m.old.id for m in matches}
+    matched_new = {m.new.id for m in matches}
+    changed = []
+    unchanged = 0
+    for m in matches:
+        fields = field_changes(m.old, m.new)
+        if not fields:
+            unchanged += 1
+            continue
+        words = word_diff(m.old.message, m.new.message) if any(f.field == "message" for f in fields) else ()
+        changed.append(ErrorChange(error_ref(m.old), error_ref(m.new), m.rule, fields, words))
+    return CatalogDiff(
+        old=old_label,
+        new=new_label,
+        added=tuple(error_ref(e) for e in _in_order(new) if e.id not in matched_new),
+        removed=tuple(error_ref(e) for e in _in_order(old) if e.id not in matched_old),
+        changed=tuple(sorted(changed, key=lambda c: (c.new.path, c.new.line, c.new.id))),
+        unchanged=unchanged,
+    )
+
+
+def match_errors(old: Iterable[ErrorSite], new: Iterable[ErrorSite]) -> list[Match]:
+    """Pairs of the same error across two catalogs: twins, then ids, then similarity (see above)."""
+    old_by_id = {e.id: e for e in old}
+    new_by_id = {e.id: e for e in new}
+    old_paths = {e.path for e in old_by_id.values()}
+    new_paths = {e.path for e in new_by_id.values()}
+    matches = _best_first(_twin_candidates(old_by_id.values(), new_by_id.values()), set(), set())
+    taken_old = {m.old.id for m in matches}
+    taken_new = {m.new.id for m in matches}
+    for i in sorted(old_by_id.keys() & new_by_id.keys()):
+        if i not in taken_old and i not in taken_new:
+            matches.append(Match(old_by_id[i], new_by_id[i], "id"))
+            taken_old.add(i)
+            taken_new.add(i)
+    rest_old = [e for i, e in sorted(old_by_id.items()) if i not in taken_old]
+    rest_new = [e for i, e in sorted(new_by_id.items()) if i not in taken_new]
+    scored = [
+        (score, o, n, rule)
+        for o, n, rule in _candidates(rest_old, rest_new, old_paths, new_paths)
+        if (score := _likeness(o, n)) is not None
+    ]
+    return matches + _best_first(scored, taken_old, taken_new)
+
+
+def _best_first(
+    scored: list[tuple[float, ErrorSite, ErrorSite, str]], taken_old: set[str], taken_new: set[str]
+) -> list[Match]:
+    """Highest score first, ties by ids; each error in one pair at most."""
+    matches = []
+    for _, o, n, rule in sorted(scored, key=lambda s: (-s[0], s[1].id, s[2].id)):
+        if o.id not in taken_old and n.id not in taken_new:
+            taken_old.add(o.id)
+            taken_new.add(n.id)
+            matches.append(Match(o, n, rule))
+    return matches
+
+
+def _twin_candidates(
+    old: Iterable[ErrorSite], new: Iterable[ErrorSite]
+) -> list[tuple[float, ErrorSite, ErrorSite, str]]:
+    """Identical twins (one function, exception and template, told apart only by their order) pair
+    by the code around them, since deleting one twin shifts the ordinals, and so the ids, of the rest."""
+    groups: dict[tuple[str, str, str, str], tuple[list[ErrorSite], list[ErrorSite]]] = defaultdict(lambda: ([], []))
+    for side, errors in enumerate((old, new)):
+        for e in errors:
+            groups[(e.path, e.function, _short_exception(e), normalize(e.message))][side].append(e)
+    scored = []
+    for olds, news in groups.values():
+        if len(olds) > 1 or len(news) > 1:
+            for o in olds:
+                for n in news:
+                    scored.append((_neighbour_likeness(o, n), o, n, "twin"))
+    return scored
+
+
+def _neighbour_likeness(old: ErrorSite, new: ErrorSite) -> float:
+    """How many of the nearest code lines above and below agree, the nearest counting most."""
+    score = 0.0
+    for old_side, new_side in zip(_neighbours(old), _neighbours(new)):
+        for distance, (a, b) in enumerate(zip(old_side, new_side), 1):
+            score += (a == b) / distance
+    return score
+
+
+def _neighbours(error: ErrorSite) -> tuple[list[str], list[str]]:
+    """Non-blank code lines above the statement (nearest first) and below it, CODE_CONTEXT each."""
+    lines = [line.strip() for line in error.excerpt.lines]
+    at = error.line - error.excerpt.start_line
+    after = error.end_line - error.excerpt.start_line + 1
+    above = [line for line in reversed(lines[:at]) if line][:CODE_CONTEXT]
+    below = [line for line in lines[after:] if line][:CODE_CONTEXT]
+    return above, below
+
+
+def _candidates(
+    old: list[ErrorSite], new: list[ErrorSite], old_paths: set[str], new_paths: set[str]
+) -> Iterable[tuple[ErrorSite, ErrorSite, str]]:
+    """Pairs that pass the place rule, each once, with the first rule that let it through."""
+    by_path: dict[str, list[ErrorSite]] = defaultdict(list)
+    by_function: dict[str, list[ErrorSite]] = defaultdict(list)
+    renamed_to = [e for e in new if e.path not in old_paths]
+    for e in new:
+        by_path[e.path].append(e)
+        if e.function != MODULE_SCOPE:
+            by_function[e.function].append(e)
+    for o in old:
+        seen: set[str] = set()
+        groups = [(by_path.get(o.path, []), "path")]
+        if o.path not in new_paths:
+            groups.append((renamed_to, "renamed-path"))
+        if o.function != MODULE_SCOPE:
+            groups.append((by_function.get(o.function, []), "function"))
+        for group, rule in groups:
+            for n in group:
+                if n.id not in seen and n.kind == o.kind:
+                    seen.add(n.id)
+                    yield o, n, rule
+
+
+def _likeness(old: ErrorSite, new: ErrorSite) -> float | None:
+    """The pairing score, or None when the content rule rejects the pair."""
+    template = _ratio(normalize(old.message).split(), normalize(new.message).split())
+    code = _ratio(_code_around(old), _code_around(new))
+    if _short_exception(old) == _short_exception(new):
+        if template < TEMPLATE_ALIKE and code < CODE_ALIKE:
+            return None
+    elif template < TEMPLATE_ALIKE_OTHER_EXCEPTION:
+        return None
+    return template + code + (old.function == new.function) + (old.path == new.path)
+
+
+def _ratio(a: list[str], b: list[str]) -> float:
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+def _code_around(error: ErrorSite) -> list[str]:
+    first = error.line - CODE_CONTEXT - error.excerpt.start_line
+    last = error.end_line + CODE_CONTEXT - error.excerpt.start_line
+    window = error.excerpt.lines[max(0, first) : max(0, last + 1)]
+    return [line.strip() for line in window if line.strip()]
+
+
+def _short_exception(error: ErrorSite) -> str:
+    return error.exception.rsplit(".", 1)[-1]
+
+
+def field_changes(old: ErrorSite, new: ErrorSite) -> tuple[FieldChange, ...]:
+    pairs = [
+        ("message", _folded(old.message), _folded(new.message)),
+        ("exception", _short_exception(old), _short_exception(new)),
+        ("condition", condition_text(old), condition_text(new)),
+        ("location", location_text(old), location_text(new)),
+        ("knobs", knobs_text(old), knobs_text(new)),
+    ]
+    return tuple(FieldChange(name, a, b) for name, a, b in pairs if a != b)
+
+
+def condition_text(error: ErrorSite) -> str:
+    """The analysed condition when there is one; an assert's own test otherwise."""
+    if error.trigger is not None and error.trigger.condition is not None:
+        return error.trigger.condition.code
+    return error.assert_test or ""
+
+
+def location_text(error: ErrorSite) -> str:
+    return f"{error.path}:{error.line} in {error.function}"
+
+
+def knobs_text(error: ErrorSite) -> str:
+    knobs = error.trigger.knobs if error.trigger is not None else ()
+    return ", ".join(sorted(f"{k.kind} {k.name}" for k in knobs))
+
+
+def word_diff(old: str, new: str) -> tuple[WordDiff, ...]:
+    """Word-level edit script from the old message to the new one."""
+    a, b = old.split(), new.split()
+    ops: list[WordDiff] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            ops.append(WordDiff("equal", " ".join(a[i1:i2])))
+            continue
+        if i2 > i1:
+            ops.append(WordDiff("delete", " ".join(a[i1:i2])))
+        if j2 > j1:
+            ops.append(WordDiff("insert", " ".join(b[j1:j2])))
+    return tuple(ops)
+
+
+def only_lines_moved(fields: Iterable[str], old: ErrorSite | ErrorRef, new: ErrorSite | ErrorRef) -> bool:
+    """The changed `fields` amount to a move within one function of one file."""
+    return set(fields) == {"location"} and (old.path, old.function) == (new.path, new.function)
+
+
+def headline(diff: CatalogDiff) -> str:
+    moved = sum(1 for c in diff.changed if _moved_only(c))
+    return (
+        f"{len(diff.added)} added, {len(diff.removed)} removed, {len(diff.changed)} changed "
+        f"({moved} only moved lines), {diff.unchanged} unchanged"
+    )
+
+
+def split_changes(diff: CatalogDiff) -> tuple[list[ErrorChange], list[ErrorChange]]:
+    """(changes worth reading, changes that only moved lines), so moves do not drown the rest."""
+    moved = [c for c in diff.changed if _moved_only(c)]
+    return [c for c in diff.changed if not _moved_only(c)], moved
+
+
+def _moved_only(change: ErrorChange) -> bool:
+    return only_lines_moved((f.field for f in change.changes), change.old, change.new)
+
+
+def error_ref(error: ErrorSite) -> ErrorRef:
+    return ErrorRef(error.id, error.path, error.line, error.function, error.exception, error.message)
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _in_order(errors: Iterable[ErrorSite]) -> list[ErrorSite]:
+    return sorted(errors, key=lambda e: (e.path, e.line, e.id))

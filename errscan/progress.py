@@ -1,0 +1,29 @@
+"""Progress on a terminal: which release is being scanned, how many files were parsed or cached.
+
+Quiet unless the stream is a terminal and the user did not ask for `--quiet`, so logs and pipes
+only ever get the final summary.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+
+class Progress:
+    def __init__(self, stream: TextIO | None = None, quiet: bool = False):
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = not quiet and self.stream.isatty()
+
+    def start(self, label: str, position: int, total: int) -> None:
+        """A scan begins; the line is overwritten when it ends."""
+        self._write(f"\r\033[K[{position}/{total}] {label}: scanning…")
+
+    def finish(self, label: str, position: int, total: int, files: int, cached: int) -> None:
+        """One line per finished scan: files parsed versus taken from the cache."""
+        self._write(f"\r\033[K[{position}/{total}] {label}: {files} files, {files - cached} parsed, {cached} from cache\n")
+
+    def _write(self, text: str) -> None:
+        if self.enabled:
+            self.stream.write(text)
+            self.stream.flush()

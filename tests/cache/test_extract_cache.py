@@ -1,0 +1,140 @@
+"""The per-file extraction cache: hits, misses after an edit, corrupt entries, analyzer bumps, races."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import FIXTURES, run_cli
+
+from errscan.cache import ExtractCache, analyzer_key
+from errscan.profiles.vllm import VLLM
+from errscan.scan import ScanOptions, scan
+from errscan.scope import Scope
+from errscan.sources.folder import FolderSource
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """The extraction fixtures as a package of their own, free to edit."""
+    target = tmp_path / "src"
+    shutil.copytree(FIXTURES / "patterns", target)
+    return target
+
+
+def scan_with(tree, cache):
+    return scan(FolderSource(tree, VLLM), ScanOptions(repo="o/r", scope=Scope(("**",)), jobs=1, cache=cache))
+
+
+def entries(cache):
+    return sorted(p for p in cache.folder.rglob("*") if p.is_file())
+
+
+def test_second_scan_takes_every_file_from_the_cache(tree, tmp_path):
+    first = ExtractCache(tmp_path / "cache")
+    cold = scan_with(tree, first)
+    assert (first.stats.hits, first.stats.misses) == (0, 6)
+    second = ExtractCache(tmp_path / "cache")
+    warm = scan_with(tree, second)
+    assert (second.stats.hits, second.stats.misses) == (6, 0)
+    assert warm.errors == cold.errors
+    assert warm.errors == scan_with(tree, None).errors
+
+
+def test_an_edited_file_is_parsed_again_and_only_it(tree, tmp_path):
+    scan_with(tree, ExtractCache(tmp_path / "cache"))
+    edited = tree / "errors.py"
+    edited.write_text(edited.read_text() + '\n\ndef late():\n    raise KeyError("added after the first scan")\n')
+    cache = ExtractCache(tmp_path / "cache")
+    catalog = scan_with(tree, cache)
+    assert (cache.stats.hits, cache.stats.misses) == (5, 1)
+    assert "added after the first scan" in [e.message for e in catalog.errors]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: data[: len(data) // 2],  # truncated
+        lambda data: data[:-1] + bytes([data[-1] ^ 0xFF]),  # one flipped byte: the checksum fails
+        lambda data: b"",
+    ],
+    ids=["truncated", "flipped-byte", "empty"],
+)
+def test_a_corrupt_entry_is_recomputed_reported_and_rewritten(tree, tmp_path, damage):
+    cold = scan_with(tree, ExtractCache(tmp_path / "cache"))
+    victim = entries(ExtractCache(tmp_path / "cache"))[0]
+    victim.write_bytes(damage(victim.read_bytes()))
+    cache = ExtractCache(tmp_path / "cache")
+    assert scan_with(tree, cache).errors == cold.errors
+    assert cache.stats.corrupt == [victim] and cache.stats.hits == 5
+    healed = ExtractCache(tmp_path / "cache")
+    scan_with(tree, healed)
+    assert (healed.stats.hits, healed.stats.corrupt) == (6, [])
+
+
+def test_the_cli_reports_corruption_once(tree, tmp_path):
+    args = ["scan", str(tree), "--include", "**", "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "site"), "-q"]
+    assert run_cli(*args).returncode == 0
+    for entry in (tmp_path / "cache" / "extract").rglob("*"):
+        if entry.is_file():
+            entry.write_bytes(b"garbage")
+    done = run_cli(*args)
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if "corrupt cache entries" in line]
+    assert len(warnings) == 1 and warnings[0].startswith("errscan: warning: 6 corrupt cache entries")
+    assert "corrupt" not in run_cli(*args).stderr
+
+
+def test_a_new_analyzer_reads_nothing_an_old_one_wrote(tree, tmp_path, monkeypatch):
+    scan_with(tree, ExtractCache(tmp_path / "cache"))
+    monkeypatch.setattr("errscan.__version__", "999.0")
+    assert analyzer_key() != analyzer_key("0.1.0") and analyzer_key().startswith("999.0-")
+    bumped = ExtractCache(tmp_path / "cache")
+    scan_with(tree, bumped)
+    assert (bumped.stats.hits, bumped.stats.misses) == (0, 6)
+
+
+def test_the_analyzer_key_follows_the_extraction_code(tmp_path, monkeypatch):
+    """Editing any file under errscan/extract changes the key (checked on a copy of the package)."""
+    import errscan
+
+    copy = tmp_path / "errscan"
+    shutil.copytree(errscan.__file__.rsplit("/", 1)[0], copy)
+    monkeypatch.setattr(errscan, "__file__", str(copy / "__init__.py"))
+    before = analyzer_key()
+    names = copy / "extract" / "names.py"
+    names.write_text(names.read_text() + "\n# an edit\n")
+    assert analyzer_key() != before
+
+
+def test_no_cache_writes_nothing(tree, tmp_path):
+    done = run_cli("scan", str(tree), "--include", "**", "--no-cache", "--cache-dir", str(tmp_path / "cache"),
+                   "--out", str(tmp_path / "site"), "-q")
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "cache" / "extract").exists()
+
+
+def test_two_scans_at_once_share_the_cache_safely(tree, tmp_path):
+    for n in range(40):  # enough files for the process pool
+        (tree / f"copy_{n}.py").write_text((FIXTURES / "patterns" / "operators.py").read_text() + f"\n# copy {n}\n")
+    cache_dir = tmp_path / "cache"
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "errscan", "scan", str(tree), "--include", "**", "--cache-dir", str(cache_dir),
+             "--out", str(tmp_path / f"site{i}"), "-q", "-j", "2"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        for i in range(2)
+    ]
+    for run in runs:
+        _, err = run.communicate(timeout=300)
+        assert run.returncode == 0, err
+        assert "corrupt" not in err
+    assert (tmp_path / "site0" / "api" / "index.json").read_bytes() == (tmp_path / "site1" / "api" / "index.json").read_bytes()
+    after = ExtractCache(cache_dir)
+    scan_with(tree, after)
+    assert (after.stats.hits, after.stats.misses, after.stats.corrupt) == (46, 0, [])
+    assert not [p for p in cache_dir.rglob("*.tmp")]

@@ -1,0 +1,132 @@
+"""`errscan diff` between two commits of a fixture repo: one module per kind of change."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import build_git_history, run_cli
+
+from errscan.errors import EXIT_DIFFERENCES, EXIT_USAGE
+
+# What 1.0 -> 2.0 must report, ids aside (they are hashes; how each pair was matched is checked).
+EXPECTED_REMOVED = [
+    ("pkg/deleted_function.py", 7, "dropped", "TypeError", "dropped() needs a value"),
+    ("pkg/identical_twins.py", 3, "configure", "ValueError", "unsupported setting"),
+]
+EXPECTED_CHANGED = [
+    ("pkg/changed_condition.py", 2, 2, "id", [("condition", "count > 0", "count >= 1")]),
+    ("pkg/identical_twins.py", 5, 3, "twin",
+     [("location", "pkg/identical_twins.py:5 in configure", "pkg/identical_twins.py:3 in configure")]),
+    ("pkg/moved_raise.py", 3, 8, "id",
+     [("location", "pkg/moved_raise.py:3 in check_size", "pkg/moved_raise.py:8 in check_size")]),
+    ("pkg/new_name.py", 4, 4, "renamed-path",
+     [("location", "pkg/old_name.py:4 in Loader.load", "pkg/new_name.py:4 in Loader.load")]),
+    ("pkg/reworded_message.py", 3, 3, "path",
+     [("message", "Could not find the cache group among {len(groups)} groups",
+       "Could not uniquely identify the cache group among {len(groups)} groups")]),
+]
+EXPECTED_WORDS = [
+    {"op": "equal", "text": "Could not"},
+    {"op": "delete", "text": "find"},
+    {"op": "insert", "text": "uniquely identify"},
+    {"op": "equal", "text": "the cache group among {len(groups)} groups"},
+]
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    return build_git_history(tmp_path_factory.mktemp("history"), "v1", "v2")
+
+
+def diff(repo, tmp_path, *extra):
+    return run_cli("diff", "1.0", "2.0", "--git", str(repo), "--include", "pkg/**",
+                   "--cache-dir", str(tmp_path / "cache"), *extra)
+
+
+def test_json_diff_is_exactly_the_expected_one(repo, tmp_path):
+    done = diff(repo, tmp_path, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert (result["old"], result["new"]) == ("1.0", "2.0")
+    assert result["added"] == []
+    assert [(e["path"], e["line"], e["function"], e["exception"], e["message"]) for e in result["removed"]] == EXPECTED_REMOVED
+    assert [
+        (c["new"]["path"], c["old"]["line"], c["new"]["line"], c["matched_by"],
+         [(f["field"], f["old"], f["new"]) for f in c["changes"]])
+        for c in result["changed"]
+    ] == EXPECTED_CHANGED
+    reworded = result["changed"][-1]
+    assert reworded["message_diff"] == EXPECTED_WORDS
+    assert all(not c["message_diff"] for c in result["changed"][:-1])
+    assert result["unchanged"] == 1
+    for entry in result["removed"] + [c[side] for c in result["changed"] for side in ("old", "new")]:
+        assert set(entry) == {"id", "path", "line", "function", "exception", "message"}
+
+
+def test_ids_survive_a_move_and_change_with_a_rename(repo, tmp_path):
+    changed = json.loads(diff(repo, tmp_path, "--format", "json").stdout)["changed"]
+    by_path = {c["new"]["path"]: c for c in changed}
+    assert by_path["pkg/moved_raise.py"]["old"]["id"] == by_path["pkg/moved_raise.py"]["new"]["id"]
+    assert by_path["pkg/new_name.py"]["old"]["id"] != by_path["pkg/new_name.py"]["new"]["id"]
+
+
+def test_text_is_plain_off_a_terminal(repo, tmp_path):
+    done = diff(repo, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "\033[" not in done.stdout
+    assert done.stdout.startswith(
+        "errscan diff 1.0 -> 2.0: 0 added, 2 removed, 5 changed (2 only moved lines), 1 unchanged\n"
+    )
+    assert "message: Could not [-find-] {+uniquely identify+} the cache group" in done.stdout
+    assert "condition: count > 0 -> count >= 1" in done.stdout
+    assert "  pkg/moved_raise.py:3 -> 8  ValueError: size must not be negative" in done.stdout
+
+
+def test_markdown_lists_each_kind(repo, tmp_path):
+    done = diff(repo, tmp_path, "--format", "markdown")
+    assert done.returncode == 0, done.stderr
+    assert "#### Removed" in done.stdout and "#### Changed" in done.stdout
+    assert "#### Added" not in done.stdout
+    assert "message: Could not ~~find~~ **uniquely identify** the cache group" in done.stdout
+    assert "| `TypeError` | dropped() needs a value | `pkg/deleted_function.py:7 in dropped` |" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "kinds, status", [("added", 0), ("removed", EXIT_DIFFERENCES), ("added,changed", EXIT_DIFFERENCES)]
+)
+def test_fail_on_sets_the_status_only_for_kinds_found(repo, tmp_path, kinds, status):
+    assert diff(repo, tmp_path, "--fail-on", kinds).returncode == status
+
+
+def test_fail_on_rejects_unknown_kinds(repo, tmp_path):
+    done = diff(repo, tmp_path, "--fail-on", "moved")
+    assert done.returncode == EXIT_USAGE
+    assert done.stderr.startswith("errscan: ") and "moved" in done.stderr
+
+
+def test_unknown_revision_is_one_usage_line(repo, tmp_path):
+    done = run_cli("diff", "1.0", "nope", "--git", str(repo), "--cache-dir", str(tmp_path))
+    assert done.returncode == EXIT_USAGE
+    assert done.stderr.count("\n") == 1 and "unknown commit 'nope'" in done.stderr
+
+
+def test_a_side_that_is_nothing_known_is_a_usage_error(tmp_path):
+    done = run_cli("diff", str(tmp_path / "missing"), "vllm==0.27.1", "--cache-dir", str(tmp_path))
+    assert done.returncode == EXIT_USAGE
+    assert "not a site folder, an api/index.json, vllm==X.Y.Z" in done.stderr
+
+
+def test_sites_diff_like_the_revisions_they_were_built_from(repo, tmp_path):
+    sites = []
+    for tag in ("1.0", "2.0"):
+        out = tmp_path / f"site-{tag}"
+        done = run_cli("scan", str(repo), "--commit", tag, "--include", "pkg/**", "--out", str(out),
+                       "--cache-dir", str(tmp_path / "cache"), "--quiet")
+        assert done.returncode == 0, done.stderr
+        sites.append(out)
+    from_git = json.loads(diff(repo, tmp_path, "--format", "json").stdout)
+    from_sites = run_cli("diff", str(sites[0]), str(sites[1] / "api" / "index.json"), "--format", "json")
+    assert from_sites.returncode == 0, from_sites.stderr
+    assert json.loads(from_sites.stdout) == from_git

@@ -1,0 +1,48 @@
+"""History built from catalogs: an error that leaves and comes back, and the JSON round trip."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import build_git_history
+
+from errscan.history import Revision, scan_revisions
+from errscan.model import catalog_from_dict, to_dict
+from errscan.profiles.vllm import VLLM
+from errscan.progress import Progress
+from errscan.scan import ScanOptions
+from errscan.scope import Scope
+from errscan.sources.git import GitSource
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory):
+    """1.0 and 3.0 are the same tree; 2.0 dropped a function and renamed a file in between."""
+    repo = build_git_history(tmp_path_factory.mktemp("back-again"), "v1", "v2", "v1")
+    options = ScanOptions(repo="o/r", scope=Scope(("pkg/**",)), jobs=1)
+    revisions = [Revision(tag, lambda tag=tag: GitSource(repo, tag, VLLM)) for tag in ("1.0", "2.0", "3.0")]
+    return scan_revisions(revisions, options, Progress(quiet=True))
+
+
+def by_message(catalog, message):
+    (error,) = [e for e in catalog.errors if e.message == message]
+    return error
+
+
+def test_an_error_that_comes_back_keeps_its_history(catalog):
+    history = by_message(catalog, "dropped() needs a value").history
+    assert [s.present for s in history.releases] == [True, False, True]
+    assert (history.first_seen, history.removed_since, history.aliases) == ("1.0", None, ())
+    assert not catalog.retired
+
+
+def test_a_file_renamed_and_back_keeps_one_page_and_the_other_id_as_alias(catalog):
+    error = by_message(catalog, "a loader needs a name")
+    assert [s.path for s in error.history.releases] == ["pkg/old_name.py", "pkg/new_name.py", "pkg/old_name.py"]
+    (alias,) = error.history.aliases
+    assert catalog.aliases[alias] == error.id
+    assert error.history.last_changed == "3.0"
+
+
+def test_history_catalog_survives_json(catalog):
+    assert catalog_from_dict(to_dict(catalog)) == catalog
