@@ -8,7 +8,15 @@ import pytest
 
 from conftest import build_git_history, run_cli
 
+from errscan.diff import diff_catalogs
 from errscan.errors import EXIT_DIFFERENCES, EXIT_USAGE
+from errscan.history import Revision, scan_revision
+from errscan.profiles.vllm import VLLM
+from errscan.progress import Progress
+from errscan.render.diff import format_diff
+from errscan.scan import ScanOptions
+from errscan.scope import Scope
+from errscan.sources.git import GitSource
 
 # What 1.0 -> 2.0 must report, ids aside (they are hashes; how each pair was matched is checked).
 EXPECTED_REMOVED = [
@@ -130,3 +138,14 @@ def test_sites_diff_like_the_revisions_they_were_built_from(repo, tmp_path):
     from_sites = run_cli("diff", str(sites[0]), str(sites[1] / "api" / "index.json"), "--format", "json")
     assert from_sites.returncode == 0, from_sites.stderr
     assert json.loads(from_sites.stdout) == from_git
+
+
+def test_text_is_colored_for_a_terminal(repo, tmp_path):
+    """Off a terminal the CLI prints plain text, so the colors are checked through the library."""
+    options = ScanOptions(repo="o/r", scope=Scope(("pkg/**",)), jobs=1)
+    (_, old), (_, new) = [
+        scan_revision(Revision(tag, lambda tag=tag: GitSource(repo, tag, VLLM)), options, Progress(quiet=True))
+        for tag in ("1.0", "2.0")
+    ]
+    text = format_diff(diff_catalogs(old, new, "1.0", "2.0"), "text", color=True)
+    assert "\033[31m[-find-]\033[0m \033[32m{+uniquely identify+}\033[0m" in text
