@@ -15,9 +15,12 @@ from errscan.cachedir import default_cache_dir
 from errscan.diff import diff_catalogs
 from errscan.errors import EXIT_DIFFERENCES, EXIT_FAILURE, EXIT_USAGE, ErrscanError, UsageError
 from errscan.history import Revision, scan_revisions
+from errscan.lookup import lookup as find_in_log
+from errscan.lookup.output import as_json, as_text
+from errscan.model import Catalog
 from errscan.profiles.vllm import VLLM
 from errscan.progress import Progress
-from errscan.render import write_site
+from errscan.render import read_site, write_site
 from errscan.render.diff import FORMATS, format_diff
 from errscan.scan import ScanOptions
 from errscan.scope import Scope
@@ -34,39 +37,102 @@ def cli() -> None:
     """Catalog the errors a Python codebase can raise, pinned to a commit."""
 
 
-@cli.command()
-@click.argument("src", required=False)
-@click.option("--commit", multiple=True, metavar="REV", help="Read SRC's git repository at this commit (sha or tag), not the work tree; repeat for history, oldest first.")
-@click.option("--release", multiple=True, metavar="X.Y.Z", help="Fetch this vLLM release with pip and scan it (no SRC); repeat for history.")
-@click.option("--releases", metavar="A..B", help="Every release pip lists from A to B: one site with history.")
-@click.option("--repo", default=PROFILE.repo, show_default=True, metavar="OWNER/NAME", help="GitHub repository that links point to.")
-@click.option("--include", multiple=True, metavar="GLOB", help=f"Catalogue files matching GLOB (repeatable). [default: {', '.join(PROFILE.default_include)}]")
-@click.option("--exclude", multiple=True, metavar="GLOB", help="Leave out files matching GLOB (repeatable).")
-@click.option("--out", default="site", show_default=True, type=click.Path(file_okay=False, path_type=Path), help="Folder the site is written to (replaced atomically).")
-@click.option("--jobs", "-j", default=0, type=click.IntRange(min=0), help="Processes to use; 0 means one per core.")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Cache folder. [default: $XDG_CACHE_HOME/errscan]")
-@click.option("--no-cache", is_flag=True, help="Parse every file; neither read nor write cached results.")
-@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
-def scan(src, commit, release, releases, repo, include, exclude, out, jobs, cache_dir, no_cache, quiet) -> None:
-    """Scan SRC (a folder, or a git repo with --commit) or --release(s) into a site at --out.
+def source_options(multiple: bool):
+    """The options that say what to scan: `scan` may take several commits or releases (for
+    history), `lookup` one. Then `scan_options`."""
+    again = "; repeat for history, oldest first" if multiple else ""
+    options = [
+        click.option("--commit", multiple=multiple, metavar="REV", help=f"Read SRC's git repository at this commit (sha or tag), not the work tree{again}."),
+        click.option("--release", multiple=multiple, metavar="X.Y.Z", help=f"Fetch this vLLM release with pip and scan it (no SRC){again}."),
+    ]
+    if multiple:
+        options.append(click.option("--releases", metavar="A..B", help="Every release pip lists from A to B: one site with history."))
+    return _decorator(options + _SCAN_OPTIONS)
 
-    Several --release or --commit values (or --releases A..B) make one site whose pages carry
-    each error's history; the latest is the main content.
-    """
+
+_SCAN_OPTIONS = [
+    click.option("--repo", default=PROFILE.repo, show_default=True, metavar="OWNER/NAME", help="GitHub repository that links point to."),
+    click.option("--include", multiple=True, metavar="GLOB", help=f"Catalogue files matching GLOB (repeatable). [default: {', '.join(PROFILE.default_include)}]"),
+    click.option("--exclude", multiple=True, metavar="GLOB", help="Leave out files matching GLOB (repeatable)."),
+    click.option("--jobs", "-j", default=0, type=click.IntRange(min=0), help="Processes to use; 0 means one per core."),
+    click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Cache folder. [default: $XDG_CACHE_HOME/errscan]"),
+    click.option("--no-cache", is_flag=True, help="Parse every file; neither read nor write cached results."),
+]
+
+
+def _decorator(options):
+    def decorate(command):
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return decorate
+
+
+def scan_source(
+    src, commits, releases, release_range, repo, include, exclude, jobs, cache_dir, no_cache, quiet
+) -> Catalog:
+    """Scan what the source options name (several revisions give history); parse failures and a
+    corrupt cache go to stderr, one line each."""
     if "/" not in repo or repo.count("/") != 1:
         raise click.BadParameter("expected OWNER/NAME", param_hint="--repo")
     cache_dir = cache_dir or default_cache_dir()
     options, scope = _scan_options(repo, include, exclude, jobs, cache_dir, no_cache)
-    revisions = _revisions(src, commit, release, releases, cache_dir)
+    revisions = _revisions(src, commits, releases, release_range, cache_dir)
     catalog = scan_revisions(revisions, options, Progress(quiet=quiet))
     for failure in catalog.summary.parse_failures:
         click.echo(f"{failure.path}:{failure.line}: {failure.reason}", err=True)
     _report_corrupt_cache(options.cache)
     if not catalog.summary.files_catalogued:
         raise ErrscanError(f"no file under {revisions[-1].name} matches --include {' '.join(scope.include)}")
+    return catalog
+
+
+@cli.command()
+@click.argument("src", required=False)
+@source_options(multiple=True)
+@click.option("--out", default="site", show_default=True, type=click.Path(file_okay=False, path_type=Path), help="Folder the site is written to (replaced atomically).")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+def scan(src, commit, release, releases, repo, include, exclude, jobs, cache_dir, no_cache, out, quiet) -> None:
+    """Scan SRC (a folder, or a git repo with --commit) or --release(s) into a site at --out.
+
+    Several --release or --commit values (or --releases A..B) make one site whose pages carry
+    each error's history; the latest is the main content.
+    """
+    catalog = scan_source(src, commit, release, releases, repo, include, exclude, jobs, cache_dir, no_cache, quiet)
     write_site(catalog, out)
     if not quiet:
         click.echo(summary_line(catalog, out))
+
+
+@cli.command()
+@click.argument("text", required=False)
+@click.option("--site", type=click.Path(file_okay=False, path_type=Path), help="Look up in this built site (its api/ folder).")
+@click.option("--src", metavar="SRC", help="Scan SRC on the fly, as `scan` does, and look up in it.")
+@source_options(multiple=False)
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
+def lookup(text, site, src, commit, release, repo, include, exclude, jobs, cache_dir, no_cache, output_format) -> None:
+    """Say which catalogued error TEXT (a message, a traceback, a log; `-` or none: stdin) shows."""
+    if site is not None and (src or release or commit):
+        raise UsageError("--site reads a built site; give no --src, --release or --commit with it")
+    if site is None and src is None and release is None:
+        raise UsageError("give a catalog to look up in: --site DIR, --release X.Y.Z or --src SRC")
+    if text in (None, "-"):
+        if sys.stdin.isatty():
+            raise UsageError("give TEXT, or pipe a log into standard input")
+        text = sys.stdin.read()
+    if not text.strip():
+        raise UsageError("the input is empty")
+    catalog = read_site(site) if site is not None else scan_source(
+        src, _one(commit), _one(release), None, repo, include, exclude, jobs, cache_dir, no_cache, quiet=True
+    )
+    findings = find_in_log(text, catalog)
+    if not any(finding.candidates for finding in findings):
+        raise ErrscanError(
+            f"nothing in the input matches the {len(catalog.errors)} catalogued errors "
+            f"({len(findings)} messages read); paste the whole `SomeError: message` line or the traceback"
+        )
+    click.echo(as_json(findings) if output_format == "json" else as_text(findings, f"{site}/" if site else ""), nl=False)
 
 
 @cli.command()
@@ -75,12 +141,7 @@ def scan(src, commit, release, releases, repo, include, exclude, out, jobs, cach
 @click.option("--git", "git_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="OLD and NEW are revisions of this git repository.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="text (colored on a terminal), markdown, or json.")
 @click.option("--fail-on", default="", metavar="KINDS", help=f"Exit with status {EXIT_DIFFERENCES} if any of these are found: comma-separated added, removed, changed.")
-@click.option("--repo", default=PROFILE.repo, show_default=True, metavar="OWNER/NAME", help="GitHub repository that scanned sides link to.")
-@click.option("--include", multiple=True, metavar="GLOB", help="Catalogue files matching GLOB when scanning a side (repeatable).")
-@click.option("--exclude", multiple=True, metavar="GLOB", help="Leave out files matching GLOB when scanning a side (repeatable).")
-@click.option("--jobs", "-j", default=0, type=click.IntRange(min=0), help="Processes to use; 0 means one per core.")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Cache folder. [default: $XDG_CACHE_HOME/errscan]")
-@click.option("--no-cache", is_flag=True, help="Parse every file; neither read nor write cached results.")
+@_decorator(_SCAN_OPTIONS)
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
 def diff(old, new, git_dir, fmt, fail_on, repo, include, exclude, jobs, cache_dir, no_cache, quiet) -> None:
     """Compare the errors of OLD and NEW: each a site folder (or its api/index.json), vllm==X.Y.Z,
@@ -148,6 +209,10 @@ def _report_corrupt_cache(cache: ExtractCache | None) -> None:
             f"errscan: warning: {len(bad)} corrupt cache entries ignored, recomputed and rewritten (first: {bad[0]})",
             err=True,
         )
+
+
+def _one(value: str | None) -> tuple[str, ...]:
+    return (value,) if value else ()
 
 
 def summary_line(catalog, out: Path) -> str:

@@ -224,7 +224,7 @@ def field_changes(old: ErrorSite, new: ErrorSite) -> tuple[FieldChange, ...]:
 def condition_text(error: ErrorSite) -> str:
     """The analysed condition when there is one; an assert's own test otherwise."""
     if error.trigger is not None and error.trigger.condition is not None:
-        return error.trigger.condition.code
+        return error.trigger.condition
     return error.assert_test or ""
 
 

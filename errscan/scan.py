@@ -111,7 +111,6 @@ def _catalogue(
     for result in results:
         twins: Counter[tuple[str, str, str]] = Counter()
         for raw in result.sites:
-            # The id's own key: messages that differ only inside placeholders are twins too.
             key = (raw.function, raw.exception.rsplit(".", 1)[-1], normalize(raw.message))
             ordinal = twins[key]
             twins[key] += 1

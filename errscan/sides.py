@@ -9,7 +9,7 @@ from errscan.history import Revision, scan_revision
 from errscan.model import Catalog
 from errscan.profiles import Profile
 from errscan.progress import Progress
-from errscan.published import is_site, load_site
+from errscan.render import read_site
 from errscan.scan import ScanOptions
 from errscan.sources import open_source
 
@@ -34,8 +34,8 @@ def load_side(
         revision = Revision(
             version, lambda: open_source(None, profile=profile, release=version, cache_dir=cache_dir)
         )
-    elif is_site(Path(spec)):
-        catalog = load_site(Path(spec))
+    elif (site := _site_root(Path(spec))) is not None:
+        catalog = read_site(site)
         return catalog.version or (catalog.commit or "")[:10] or spec, catalog
     else:
         raise UsageError(
@@ -44,3 +44,10 @@ def load_side(
         )
     ref, catalog = scan_revision(revision, options, progress, position, 2)
     return ref.label, catalog
+
+
+def _site_root(path: Path) -> Path | None:
+    """The site a folder or an `api/index.json` belongs to, if it is one."""
+    if path.is_file() and path.name == "index.json" and path.parent.name == "api":
+        return path.parent.parent
+    return path if (path / "api" / "index.json").is_file() else None

@@ -24,18 +24,22 @@ def changes_path(diff: CatalogDiff) -> str:
 
 
 def history_index_fields(catalog: Catalog) -> dict[str, Any]:
-    """What `api/index.json` adds for a history site (nothing for a single scan)."""
+    """What `api/index.json` adds for a history site (nothing for a single scan).
+
+    Retired errors and the diffs are listed under names of their own (`no_longer_raised`,
+    `change_pages`): they are summaries, not the Catalog fields of the same meaning.
+    """
     if not catalog.releases:
         return {}
     return {
         "releases": to_dict(catalog.releases),
         "aliases": dict(catalog.aliases),
-        "retired": [
+        "no_longer_raised": [
             {"id": e.id, "exception": e.exception, "message": e.message, "path": e.path, "line": e.line,
              "removed_since": e.history.removed_since if e.history else None}
             for e in catalog.retired
         ],
-        "changes": [
+        "change_pages": [
             {"old": d.old, "new": d.new, "json": f"api/changes/{slug(d.old)}..{slug(d.new)}.json"}
             for d in catalog.changes
         ],

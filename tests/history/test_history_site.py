@@ -72,7 +72,7 @@ def test_each_release_says_present_or_not_with_its_line_and_message(site):
 
 
 def test_errors_no_longer_raised_keep_a_marked_page(site):
-    retired = {e["message"]: e for e in index(site)["retired"]}
+    retired = {e["message"]: e for e in index(site)["no_longer_raised"]}
     # The deleted twin is not listed: its id (ordinal 0) now belongs to the surviving twin's page.
     assert sorted(retired) == ["dropped() needs a value"]
     dropped = retired["dropped() needs a value"]
@@ -93,7 +93,7 @@ def test_a_changed_id_leads_to_the_new_page(site):
 
 def test_every_id_ever_seen_has_a_page(site):
     data = index(site)
-    ids = {s["id"] for e in data["errors"] + data["retired"] for s in error_json(site, e["id"])["history"]["releases"] if s["present"]}
+    ids = {s["id"] for e in data["errors"] + data["no_longer_raised"] for s in error_json(site, e["id"])["history"]["releases"] if s["present"]}
     assert all((site / "errors" / i / "index.html").is_file() for i in ids)
 
 

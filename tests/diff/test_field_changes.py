@@ -1,0 +1,38 @@
+"""What counts as a change of a matched pair, including the analysis' condition and knobs."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from conftest import FIXTURES
+
+from errscan.diff import field_changes
+from errscan.model import Knob, Trigger
+from errscan.profiles.vllm import VLLM
+from errscan.scan import ScanOptions, scan
+from errscan.scope import Scope
+from errscan.sources.folder import FolderSource
+
+
+def site():
+    catalog = scan(FolderSource(FIXTURES / "twins", VLLM), ScanOptions(repo="o/r", scope=Scope(("**",)), jobs=1))
+    return catalog.errors[0]
+
+
+def with_trigger(error, condition, knobs=()):
+    return dataclasses.replace(error, trigger=Trigger(condition=condition, conjuncts=(), raw_condition=condition, knobs=knobs))
+
+
+def test_the_analysed_condition_and_knobs_are_compared():
+    error = site()
+    old = with_trigger(error, "dst.shape[1] != count", (Knob("cli_flag", "--block-size"),))
+    new = with_trigger(error, "dst.shape[1] > count", (Knob("cli_flag", "--block-size"), Knob("env", "VLLM_X")))
+    assert [(c.field, c.old, c.new) for c in field_changes(old, new)] == [
+        ("condition", "dst.shape[1] != count", "dst.shape[1] > count"),
+        ("knobs", "cli_flag --block-size", "cli_flag --block-size, env VLLM_X"),
+    ]
+
+
+def test_a_pair_with_nothing_different_has_no_changes():
+    error = site()
+    assert field_changes(error, dataclasses.replace(error, url="elsewhere", comments=("other",))) == ()
