@@ -171,6 +171,12 @@ class ScanSummary:
     asserts: int
     reraises: int
     parse_failures: tuple[ParseFailure, ...]
+    graph_files: int = 0  # files whose facts the call graph was built from
+    graph_functions: int = 0
+    graph_edges: int = 0
+    unresolved_calls: int = 0
+    entry_points: int = 0
+    errors_with_chain: int = 0
     stage_seconds: dict[str, float] = field(default_factory=dict, compare=False, hash=False)
 
 
@@ -230,6 +236,7 @@ class Catalog:
     errors: tuple[ErrorSite, ...]
     summary: ScanSummary
     schema_version: int = SCHEMA_VERSION
+    callgraph: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     # Set only for a scan of several releases; `errors` are then the latest release's.
     releases: tuple[ReleaseRef, ...] = ()
     retired: tuple[ErrorSite, ...] = ()  # errors an earlier release raised and the latest does not

@@ -106,6 +106,8 @@ def _write_files(catalog: Catalog, root: Path) -> None:
     common = {"catalog": catalog, "short_commit": short}
     (root / "api" / "errors").mkdir(parents=True)
     _write(root / "api" / "index.json", dump_json(index_document(catalog)))
+    if catalog.callgraph:
+        _write(root / "api" / "callgraph.json", dump_json(catalog.callgraph))
     error_page = env.get_template("error.html")
     for error in catalog.errors + catalog.retired:
         _write(root / "api" / "errors" / f"{error.id}.json", dump_json(error_document(catalog, error)))
