@@ -1,35 +1,47 @@
-"""A content-addressed cache of per-file extraction results, so a re-scan parses only changed files.
+"""A content-addressed cache of scan results, so a re-scan parses only changed files.
 
-An entry is keyed by the file's content hash (its git blob sha), its path (module names and so
-the facts depend on it) and whether it was catalogued, under a folder named for the analyzer: the
-errscan version plus a hash of the extraction code, so a changed analyzer never reads stale
-results. Entries are written atomically (a reader sees a whole entry or none) and carry a checksum,
-so a corrupt or truncated entry is noticed, recomputed and rewritten rather than trusted. Two
-scans sharing the folder at once write identical bytes for identical keys, so either may win.
+Two kinds of entry, each under a folder named for the code that produced it (the errscan version
+plus a hash of that code), so a changed analyzer never reads stale results:
+
+- `extract/`: one file's extraction result, keyed by its content hash (its git blob sha), its path
+  (module names, and so the facts, depend on it) and whether it was catalogued;
+- `catalog/`: a whole scan's catalog, keyed by every file's path and content hash plus the scan's
+  options, so scanning an unchanged tree again skips even the whole-package analysis. When any
+  file changed, that analysis is redone from the per-file entries.
+
+Entries are written atomically (a reader sees a whole entry or none) and carry a checksum, so a
+corrupt or truncated entry is noticed, recomputed and rewritten rather than trusted. Two scans
+sharing the folder at once write identical bytes for identical keys, so either may win.
 """
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable, TypeVar
 
 import errscan
 from errscan.extract import FileResult
 from errscan.fsutil import atomic_write_bytes
+from errscan.model import Catalog
 
-_MAGIC = b"errscan-extract-1\n"
+_MAGIC = b"errscan-cache-1\n"
 _CHECKSUM_SIZE = hashlib.sha256().digest_size
-# The code whose output is cached: any edit to it changes the analyzer key.
-_ANALYZER_SOURCES = ("extract", "model.py")
+# The code whose output each kind of entry holds: any edit to it changes that kind's key.
+_EXTRACT_SOURCES = ("extract", "model.py")
+_CATALOG_SOURCES = (".",)
+
+T = TypeVar("T")
 
 
-def analyzer_key(version: str | None = None) -> str:
-    """errscan's version and a hash of the extraction sources, as one folder name."""
+def analyzer_key(version: str | None = None, sources: tuple[str, ...] = _EXTRACT_SOURCES) -> str:
+    """errscan's version and a hash of the `sources` (under the package), as one folder name."""
     package = Path(errscan.__file__).resolve().parent
     digest = hashlib.sha256()
-    for name in _ANALYZER_SOURCES:
+    for name in sources:
         target = package / name
         files = sorted(target.rglob("*.py")) if target.is_dir() else [target]
         for path in files:
@@ -42,43 +54,83 @@ def analyzer_key(version: str | None = None) -> str:
 class CacheStats:
     """What one cache did, for progress lines and the one-time corruption report."""
 
-    hits: int = 0
+    hits: int = 0  # files not parsed, their result (or their whole scan's) taken from the cache
     misses: int = 0
     corrupt: list[Path] = field(default_factory=list)
 
 
-class ExtractCache:
-    def __init__(self, root: Path, analyzer: str | None = None):
+class ScanCache:
+    def __init__(self, root: Path, analyzer: str | None = None, catalog_analyzer: str | None = None):
         self.folder = root / "extract" / (analyzer or analyzer_key())
+        self.catalog_folder = root / "catalog" / (catalog_analyzer or analyzer_key(sources=_CATALOG_SOURCES))
         self.stats = CacheStats()
 
+    # per file
+
     def entry_path(self, path: str, digest: str, catalogued: bool) -> Path:
-        key = hashlib.sha256(f"{digest}\0{path}\0{int(catalogued)}".encode()).hexdigest()
-        return self.folder / key[:2] / key[2:]
+        return _sharded(self.folder, f"{digest}\0{path}\0{int(catalogued)}")
 
     def get(self, path: str, digest: str, catalogued: bool) -> FileResult | None:
         """The stored result, or None when absent or not intact (then counted as corrupt)."""
-        entry = self.entry_path(path, digest, catalogued)
+        result = self._load(self.entry_path(path, digest, catalogued), FileResult)
+        if result is not None and (result.path, result.digest) != (path, digest):
+            self.stats.corrupt.append(self.entry_path(path, digest, catalogued))
+            result = None
+        if result is None:
+            self.stats.misses += 1
+        else:
+            self.stats.hits += 1
+        return result
+
+    def get_many(self, keys: list[tuple[str, str, bool]]) -> list[FileResult | None]:
+        """`get` for each (path, digest, catalogued), with the garbage collector paused: loading
+        thousands of entries creates millions of objects, and collections would triple the time."""
+        with _collector_paused():
+            return [self.get(*key) for key in keys]
+
+    def put(self, result: FileResult, catalogued: bool) -> None:
+        _store(self.entry_path(result.path, result.digest, catalogued), result)
+
+    # per scan
+
+    def catalog_path(self, options: Iterable[str], files: Iterable[tuple[str, str]]) -> Path:
+        """The entry of a scan with these options (as strings) over these (path, digest) pairs."""
+        key = "\0".join(options) + "\0\0" + "".join(f"{path}\0{digest}\n" for path, digest in files)
+        return _sharded(self.catalog_folder, key)
+
+    def get_catalog(self, entry: Path, files: int) -> Catalog | None:
+        with _collector_paused():
+            catalog = self._load(entry, Catalog)
+        if catalog is not None:
+            self.stats.hits += files
+        return catalog
+
+    def put_catalog(self, entry: Path, catalog: Catalog) -> None:
+        _store(entry, catalog)
+
+    def _load(self, entry: Path, kind: type[T]) -> T | None:
         try:
             data = entry.read_bytes()
         except FileNotFoundError:
-            self.stats.misses += 1
             return None
-        result = _decode(data)
-        if result is None or result.path != path or result.digest != digest:
+        value = _decode(data)
+        if not isinstance(value, kind):
             self.stats.corrupt.append(entry)
-            self.stats.misses += 1
             return None
-        self.stats.hits += 1
-        return result
-
-    def put(self, result: FileResult, catalogued: bool) -> None:
-        payload = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
-        entry = self.entry_path(result.path, result.digest, catalogued)
-        atomic_write_bytes(entry, _MAGIC + hashlib.sha256(payload).digest() + payload)
+        return value
 
 
-def _decode(data: bytes) -> FileResult | None:
+def _sharded(folder: Path, key: str) -> Path:
+    digest = hashlib.sha256(key.encode("utf-8", errors="surrogateescape")).hexdigest()
+    return folder / digest[:2] / digest[2:]
+
+
+def _store(entry: Path, value: object) -> None:
+    payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    atomic_write_bytes(entry, _MAGIC + hashlib.sha256(payload).digest() + payload)
+
+
+def _decode(data: bytes) -> object | None:
     header = len(_MAGIC) + _CHECKSUM_SIZE
     if len(data) < header or not data.startswith(_MAGIC):
         return None
@@ -86,7 +138,16 @@ def _decode(data: bytes) -> FileResult | None:
     if hashlib.sha256(payload).digest() != checksum:
         return None
     try:
-        result = pickle.loads(payload)
+        return pickle.loads(payload)
     except Exception:  # a payload that passed its checksum yet fails to load is still only corrupt
         return None
-    return result if isinstance(result, FileResult) else None
+
+
+class _collector_paused:
+    def __enter__(self) -> None:
+        self.enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.enabled:
+            gc.enable()

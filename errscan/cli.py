@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from errscan import __version__
-from errscan.cache import ExtractCache
+from errscan.cache import ScanCache
 from errscan.cachedir import default_cache_dir
 from errscan.diff import diff_catalogs
 from errscan.errors import EXIT_DIFFERENCES, EXIT_FAILURE, EXIT_USAGE, ErrscanError, UsageError
@@ -165,7 +165,7 @@ def diff(old, new, git_dir, fmt, fail_on, repo, include, exclude, jobs, cache_di
 
 def _scan_options(repo, include, exclude, jobs, cache_dir: Path, no_cache: bool) -> tuple[ScanOptions, Scope]:
     scope = Scope(tuple(include) or PROFILE.default_include, tuple(exclude))
-    cache = None if no_cache else ExtractCache(cache_dir)
+    cache = None if no_cache else ScanCache(cache_dir)
     return ScanOptions(repo=repo, scope=scope, jobs=jobs, cache=cache), scope
 
 
@@ -201,7 +201,7 @@ def _fail_on(text: str) -> list[str]:
     return kinds
 
 
-def _report_corrupt_cache(cache: ExtractCache | None) -> None:
+def _report_corrupt_cache(cache: ScanCache | None) -> None:
     """Once per run however many entries were bad; they have been recomputed and rewritten."""
     if cache is not None and cache.stats.corrupt:
         bad = cache.stats.corrupt

@@ -16,14 +16,16 @@ The latest release is the catalog's main content; errors no longer raised are ke
 from __future__ import annotations
 
 import dataclasses
+import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
 
 from errscan.diff import diff_matched, field_changes, match_errors, only_lines_moved
 from errscan.model import Catalog, CatalogDiff, ErrorSite, History, ReleaseRef, ReleaseState
 from errscan.progress import Progress
 from errscan.scan import ScanOptions, scan
-from errscan.sources import Source
+from errscan.sources import Source, SourceFile
+
 
 @dataclass(frozen=True)
 class Revision:
@@ -48,10 +50,43 @@ def scan_revision(
     progress.start(revision.name, position, total)
     source = revision.open()
     hits_before = options.cache.stats.hits if options.cache else 0
-    catalog = scan(source, options)
+    catalog = _scan_once(source, options)
     cached = (options.cache.stats.hits - hits_before) if options.cache else 0
     progress.finish(revision.name, position, total, catalog.summary.files_read, cached)
     return ReleaseRef(catalog.version or revision.name, catalog.version, catalog.commit), catalog
+
+
+def _scan_once(source: Source, options: ScanOptions) -> Catalog:
+    """`scan`, unless the cache holds a scan of these very files with these options."""
+    if options.cache is None:
+        return scan(source, options)
+    started = time.perf_counter()
+    files = list(source.files())
+    entry = options.cache.catalog_path(
+        (options.repo, options.profile.name, source.commit or "", source.version or "",
+         *options.scope.include, "--exclude", *options.scope.exclude),
+        ((f.path, f.digest) for f in files),
+    )
+    cached = options.cache.get_catalog(entry, len(files))
+    if cached is not None:
+        seconds = {"total": round(time.perf_counter() - started, 3)}
+        return dataclasses.replace(cached, summary=dataclasses.replace(cached.summary, stage_seconds=seconds))
+    catalog = scan(_FilesRead(source.description, source.commit, source.version, tuple(files)), options)
+    options.cache.put_catalog(entry, catalog)
+    return catalog
+
+
+@dataclass(frozen=True)
+class _FilesRead:
+    """A source whose files were read already (to key the cache), so `scan` does not read twice."""
+
+    description: str
+    commit: str | None
+    version: str | None
+    read: tuple[SourceFile, ...]
+
+    def files(self) -> Iterator[SourceFile]:
+        return iter(self.read)
 
 
 def build_history(snapshots: list[tuple[ReleaseRef, Catalog]]) -> Catalog:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from errscan.analysis import analyze
-from errscan.cache import ExtractCache
+from errscan.cache import ScanCache
 from errscan.extract import FileResult, extract_file
 from errscan.extract.facts import ModuleFacts
 from errscan.extract.sites import RawSite
@@ -33,7 +33,7 @@ class ScanOptions:
     scope: Scope
     jobs: int = 0  # 0: one process per core
     profile: Profile = VLLM
-    cache: ExtractCache | None = field(default=None, compare=False)  # None: parse every file
+    cache: ScanCache | None = field(default=None, compare=False)  # None: parse every file
 
 
 def scan(source: Source, options: ScanOptions) -> Catalog:
@@ -103,19 +103,14 @@ def extract_all(files: list[SourceFile], scope: Scope, jobs: int) -> list[FileRe
 
 
 def extract_cached(
-    files: list[SourceFile], scope: Scope, jobs: int, cache: ExtractCache | None
+    files: list[SourceFile], scope: Scope, jobs: int, cache: ScanCache | None
 ) -> list[FileResult]:
     """`extract_all`, taking what the cache holds from it and storing what had to be parsed."""
     if cache is None:
         return extract_all(files, scope, jobs)
-    cached: list[FileResult] = []
-    misses: list[SourceFile] = []
-    for f in files:
-        hit = cache.get(f.path, f.digest, scope.catalogues(f.path))
-        if hit is None:
-            misses.append(f)
-        else:
-            cached.append(hit)
+    hits = cache.get_many([(f.path, f.digest, scope.catalogues(f.path)) for f in files])
+    cached = [hit for hit in hits if hit is not None]
+    misses = [f for f, hit in zip(files, hits) if hit is None]
     parsed = extract_all(misses, scope, jobs)
     for result in parsed:
         cache.put(result, scope.catalogues(result.path))

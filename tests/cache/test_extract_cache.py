@@ -10,7 +10,9 @@ import pytest
 
 from conftest import FIXTURES, run_cli
 
-from errscan.cache import ExtractCache, analyzer_key
+from errscan.cache import ScanCache, analyzer_key
+from errscan.history import Revision, scan_revision
+from errscan.progress import Progress
 from errscan.profiles.vllm import VLLM
 from errscan.scan import ScanOptions, scan
 from errscan.scope import Scope
@@ -34,10 +36,10 @@ def entries(cache):
 
 
 def test_second_scan_takes_every_file_from_the_cache(tree, tmp_path):
-    first = ExtractCache(tmp_path / "cache")
+    first = ScanCache(tmp_path / "cache")
     cold = scan_with(tree, first)
     assert (first.stats.hits, first.stats.misses) == (0, 6)
-    second = ExtractCache(tmp_path / "cache")
+    second = ScanCache(tmp_path / "cache")
     warm = scan_with(tree, second)
     assert (second.stats.hits, second.stats.misses) == (6, 0)
     assert warm.errors == cold.errors
@@ -45,10 +47,10 @@ def test_second_scan_takes_every_file_from_the_cache(tree, tmp_path):
 
 
 def test_an_edited_file_is_parsed_again_and_only_it(tree, tmp_path):
-    scan_with(tree, ExtractCache(tmp_path / "cache"))
+    scan_with(tree, ScanCache(tmp_path / "cache"))
     edited = tree / "errors.py"
     edited.write_text(edited.read_text() + '\n\ndef late():\n    raise KeyError("added after the first scan")\n')
-    cache = ExtractCache(tmp_path / "cache")
+    cache = ScanCache(tmp_path / "cache")
     catalog = scan_with(tree, cache)
     assert (cache.stats.hits, cache.stats.misses) == (5, 1)
     assert "added after the first scan" in [e.message for e in catalog.errors]
@@ -64,13 +66,13 @@ def test_an_edited_file_is_parsed_again_and_only_it(tree, tmp_path):
     ids=["truncated", "flipped-byte", "empty"],
 )
 def test_a_corrupt_entry_is_recomputed_reported_and_rewritten(tree, tmp_path, damage):
-    cold = scan_with(tree, ExtractCache(tmp_path / "cache"))
-    victim = entries(ExtractCache(tmp_path / "cache"))[0]
+    cold = scan_with(tree, ScanCache(tmp_path / "cache"))
+    victim = entries(ScanCache(tmp_path / "cache"))[0]
     victim.write_bytes(damage(victim.read_bytes()))
-    cache = ExtractCache(tmp_path / "cache")
+    cache = ScanCache(tmp_path / "cache")
     assert scan_with(tree, cache).errors == cold.errors
     assert cache.stats.corrupt == [victim] and cache.stats.hits == 5
-    healed = ExtractCache(tmp_path / "cache")
+    healed = ScanCache(tmp_path / "cache")
     scan_with(tree, healed)
     assert (healed.stats.hits, healed.stats.corrupt) == (6, [])
 
@@ -78,21 +80,23 @@ def test_a_corrupt_entry_is_recomputed_reported_and_rewritten(tree, tmp_path, da
 def test_the_cli_reports_corruption_once(tree, tmp_path):
     args = ["scan", str(tree), "--include", "**", "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "site"), "-q"]
     assert run_cli(*args).returncode == 0
-    for entry in (tmp_path / "cache" / "extract").rglob("*"):
-        if entry.is_file():
-            entry.write_bytes(b"garbage")
+    for kind in ("extract", "catalog"):
+        for entry in (tmp_path / "cache" / kind).rglob("*"):
+            if entry.is_file():
+                entry.write_bytes(b"garbage")
     done = run_cli(*args)
     assert done.returncode == 0, done.stderr
     warnings = [line for line in done.stderr.splitlines() if "corrupt cache entries" in line]
-    assert len(warnings) == 1 and warnings[0].startswith("errscan: warning: 6 corrupt cache entries")
+    # The whole-scan entry first, then each of the six files' entries.
+    assert len(warnings) == 1 and warnings[0].startswith("errscan: warning: 7 corrupt cache entries")
     assert "corrupt" not in run_cli(*args).stderr
 
 
 def test_a_new_analyzer_reads_nothing_an_old_one_wrote(tree, tmp_path, monkeypatch):
-    scan_with(tree, ExtractCache(tmp_path / "cache"))
+    scan_with(tree, ScanCache(tmp_path / "cache"))
     monkeypatch.setattr("errscan.__version__", "999.0")
     assert analyzer_key() != analyzer_key("0.1.0") and analyzer_key().startswith("999.0-")
-    bumped = ExtractCache(tmp_path / "cache")
+    bumped = ScanCache(tmp_path / "cache")
     scan_with(tree, bumped)
     assert (bumped.stats.hits, bumped.stats.misses) == (0, 6)
 
@@ -108,6 +112,32 @@ def test_the_analyzer_key_follows_the_extraction_code(tmp_path, monkeypatch):
     names = copy / "extract" / "names.py"
     names.write_text(names.read_text() + "\n# an edit\n")
     assert analyzer_key() != before
+
+
+def scan_revision_with(tree, cache, include=("**",)):
+    options = ScanOptions(repo="o/r", scope=Scope(include), jobs=1, cache=cache)
+    return scan_revision(Revision("tree", lambda: FolderSource(tree, VLLM)), options, Progress(quiet=True))[1]
+
+
+def test_an_unchanged_tree_takes_its_whole_scan_from_the_cache(tree, tmp_path):
+    cold = scan_revision_with(tree, ScanCache(tmp_path / "cache"))
+    again = ScanCache(tmp_path / "cache")
+    warm = scan_revision_with(tree, again)
+    assert warm == cold and warm.errors == cold.errors
+    assert (again.stats.hits, again.stats.misses) == (6, 0)
+    assert not list(again.folder.parent.glob("*/*/*.tmp"))
+
+
+def test_other_options_or_one_edited_file_redo_the_whole_package_analysis(tree, tmp_path):
+    scan_revision_with(tree, ScanCache(tmp_path / "cache"))
+    narrower = ScanCache(tmp_path / "cache")
+    scan_revision_with(tree, narrower, include=("errors.py",))
+    # Not the whole-scan entry (that would be 6 hits): only errors.py is catalogued as before.
+    assert (narrower.stats.hits, narrower.stats.misses) == (1, 5)
+    (tree / "literals.py").write_text((tree / "literals.py").read_text() + "\n# edited\n")
+    edited = ScanCache(tmp_path / "cache")
+    scan_revision_with(tree, edited)
+    assert (edited.stats.hits, edited.stats.misses) == (5, 1)
 
 
 def test_no_cache_writes_nothing(tree, tmp_path):
@@ -134,7 +164,7 @@ def test_two_scans_at_once_share_the_cache_safely(tree, tmp_path):
         assert run.returncode == 0, err
         assert "corrupt" not in err
     assert (tmp_path / "site0" / "api" / "index.json").read_bytes() == (tmp_path / "site1" / "api" / "index.json").read_bytes()
-    after = ExtractCache(cache_dir)
+    after = ScanCache(cache_dir)
     scan_with(tree, after)
     assert (after.stats.hits, after.stats.misses, after.stats.corrupt) == (46, 0, [])
     assert not [p for p in cache_dir.rglob("*.tmp")]

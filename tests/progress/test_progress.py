@@ -7,7 +7,7 @@ import shutil
 
 from conftest import FIXTURES
 
-from errscan.cache import ExtractCache
+from errscan.cache import ScanCache
 from errscan.history import Revision, scan_revisions
 from errscan.profiles.vllm import VLLM
 from errscan.progress import Progress
@@ -24,7 +24,7 @@ class Terminal(io.StringIO):
 def scan_twice(tmp_path, progress):
     tree = tmp_path / "src"
     shutil.copytree(FIXTURES / "patterns", tree, dirs_exist_ok=True)
-    options = ScanOptions(repo="o/r", scope=Scope(("**",)), jobs=1, cache=ExtractCache(tmp_path / "cache"))
+    options = ScanOptions(repo="o/r", scope=Scope(("**",)), jobs=1, cache=ScanCache(tmp_path / "cache"))
     revisions = [Revision(name, lambda: FolderSource(tree, VLLM)) for name in ("first", "second")]
     return scan_revisions(revisions, options, progress)
 
