@@ -108,13 +108,16 @@ def extract_cached(
     """`extract_all`, taking what the cache holds from it and storing what had to be parsed."""
     if cache is None:
         return extract_all(files, scope, jobs)
-    hits = cache.get_many([(f.path, f.digest, scope.catalogues(f.path)) for f in files])
-    cached = [hit for hit in hits if hit is not None]
-    misses = [f for f, hit in zip(files, hits) if hit is None]
-    parsed = extract_all(misses, scope, jobs)
+    keys = [(f.path, f.digest, scope.catalogues(f.path)) for f in files]
+    stored = cache.stored(keys)
+    # Parse what is missing before loading the rest: workers fork from a smaller heap.
+    parsed = extract_all([f for f, found in zip(files, stored) if not found], scope, jobs)
+    kept = [(f, key) for f, key, found in zip(files, keys, stored) if found]
+    hits = cache.get_many([key for _, key in kept])
+    parsed += extract_all([f for (f, _), hit in zip(kept, hits) if hit is None], scope, jobs)  # damaged
     for result in parsed:
         cache.put(result, scope.catalogues(result.path))
-    return sorted(cached + parsed, key=lambda r: r.path)
+    return sorted([hit for hit in hits if hit is not None] + parsed, key=lambda r: r.path)
 
 
 def _extract_pair(pair: tuple[SourceFile, bool]) -> FileResult:
