@@ -74,8 +74,8 @@ def _trigger(
         knobs.extend(found_knobs)
     path_conditions = []
     for chain in found.chains:
-        path = conjoin(chain.condition, _plugin_condition(chain.entry))
-        path_knobs = [k for t in path if not t.pseudo for k in knobs_in(t.deep, catalog, profile)]
+        path = conjoin(_plugin_condition(chain.entry), chain.condition)
+        path_knobs = [k for t in path for k in knobs_in(t.deep, catalog, profile)]
         knobs.extend(path_knobs)
         if path:
             path_conditions.append((render(path), path_knobs))
@@ -145,7 +145,7 @@ def _plugin_condition(entry: Entry) -> Condition:
 
 
 def _chain(found, site_terms: Condition) -> Chain:
-    path_condition = conjoin(found.condition, _plugin_condition(found.entry))
+    path_condition = conjoin(_plugin_condition(found.entry), found.condition)
     steps = tuple(
         ChainStep(caller, callee, site.path, site.line, render(site.condition))
         for caller, callee, site in zip(found.nodes, found.nodes[1:], found.sites)
