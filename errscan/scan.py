@@ -117,6 +117,7 @@ def _error_site(
         url=github_url(repo, commit, result.path, raw.line),
         cause=raw.cause,
         assert_test=raw.assert_test,
+        docstring=raw.docstring,
     )
 
 

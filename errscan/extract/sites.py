@@ -35,6 +35,7 @@ class RawSite:
     comments: tuple[str, ...]
     cause: str | None
     assert_test: str | None
+    docstring: str | None  # of the enclosing function, if it has one
 
 
 @dataclass
@@ -48,6 +49,7 @@ class _Pending:
     comments: tuple[str, ...]
     cause: str | None
     assert_test: str | None
+    docstring: str | None
 
 
 class _SiteVisitor(cst.CSTVisitor):
@@ -57,6 +59,7 @@ class _SiteVisitor(cst.CSTVisitor):
         self.templates = TemplateBuilder(module, self._lookup_assignment)
         self.assignments: list[dict[str, list[cst.BaseExpression | None]]] = [{}]
         self.caught: list[dict[str, cst.BaseExpression]] = [{}]
+        self.docstrings: list[str | None] = [None]  # of each enclosing function; None at module level
         self.comments: tuple[str, ...] = ()
         self.events: list[str] = []  # kind of every raise/assert, to match the ast positions
         self.pending: list[_Pending] = []
@@ -66,11 +69,13 @@ class _SiteVisitor(cst.CSTVisitor):
         self.scopes.push(node.name.value, True)
         self.assignments.append({})
         self.caught.append({})
+        self.docstrings.append(node.get_docstring(clean=True))
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.scopes.pop()
         self.assignments.pop()
         self.caught.pop()
+        self.docstrings.pop()
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.scopes.push(node.name.value, False)
@@ -139,7 +144,7 @@ class _SiteVisitor(cst.CSTVisitor):
     def _site(self, node, kind, exception, qualname, template, cause, test) -> None:
         self.pending.append(
             _Pending(node, kind, exception, qualname, template, self.scopes.current or "<module>",
-                     self.comments, cause, test)
+                     self.comments, cause, test, self.docstrings[-1])
         )
 
     def _describe_raised(self, exc: cst.BaseExpression) -> tuple[str, str | None, Template]:
@@ -210,6 +215,7 @@ def extract_sites(module: cst.Module, facts: ModuleFacts) -> tuple[tuple[RawSite
             comments=p.comments,
             cause=p.cause,
             assert_test=p.assert_test,
+            docstring=p.docstring,
         )
         for p, (line, end_line) in zip(visitor.pending, positions)
     )

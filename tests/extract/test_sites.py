@@ -108,3 +108,17 @@ def test_unparsable_file_is_a_failure_not_a_crash(tmp_path):
     path.write_bytes(b"x = 1\ny = '\xff\xfe'\n")
     result = extract_file(source_file(path), catalogued=True)
     assert result.failure.line == 2 and "decode" in result.failure.reason
+
+
+def test_enclosing_function_docstring_is_kept(tmp_path):
+    from conftest import source_file
+    from errscan.extract import extract_file
+
+    path = tmp_path / "d.py"
+    path.write_text(
+        'def f():\n    """Pick the group.\n\n    Exactly one must match.\n    """\n    raise ValueError("m")\n'
+        "raise KeyError('top')\n"
+    )
+    inner, top = extract_file(source_file(path), catalogued=True).sites
+    assert inner.docstring == "Pick the group.\n\nExactly one must match."
+    assert top.docstring is None
