@@ -69,7 +69,7 @@ def highlighted_excerpt(error: ErrorSite) -> markupsafe.Markup:
     formatter = HtmlFormatter(
         linenos="inline", linenostart=excerpt.start_line, hl_lines=marked, cssclass="source", wrapcode=True
     )
-    return markupsafe.Markup(highlight("\n".join(excerpt.lines) + "\n", PythonLexer(), formatter))
+    return markupsafe.Markup(highlight("\n".join(excerpt.lines) + "\n", PythonLexer(stripnl=False), formatter))
 
 
 def dump_json(data: Any) -> str:

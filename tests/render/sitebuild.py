@@ -5,6 +5,7 @@ Test modules import the `catalog` and `site` fixtures from here."""
 from __future__ import annotations
 
 import dataclasses
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,47 @@ def site(catalog, tmp_path_factory) -> Path:
 def error_named(catalog: Catalog, function: str, exception: str | None = None):
     (found,) = [e for e in catalog.errors if e.function == function and exception in (None, e.exception)]
     return found
+
+
+SECTIONS = ["message", "meaning", "source", "when", "solutions", "check", "related", "data"]
+
+
+class Page(HTMLParser):
+    """What the tests look at in a page: section ids in order, links, scripts, and text."""
+
+    def __init__(self, html: str):
+        super().__init__()
+        self.sections: list[str] = []
+        self.links: list[str] = []
+        self.scripts: list[str] = []  # src of external scripts, "inline:<code>" for inline ones
+        self.text: list[str] = []
+        self._in_script = False
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "section":
+            self.sections.append(attrs.get("id"))
+        if tag in ("a", "link") and "href" in attrs:
+            self.links.append(attrs["href"])
+        if tag == "script":
+            self._in_script = "src" not in attrs
+            if "src" in attrs:
+                self.scripts.append(attrs["src"])
+        for name in attrs:
+            assert not name.startswith("on"), f"event handler attribute in page: {name}"
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._in_script = False
+
+    def handle_data(self, data):
+        if self._in_script:
+            self.scripts.append("inline:" + data)
+        else:
+            self.text.append(data)
+
+
+def words(html: str) -> str:
+    """The page's text as a reader sees it, whitespace folded."""
+    return " ".join("".join(Page(html).text).split())

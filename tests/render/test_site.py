@@ -4,58 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-from html.parser import HTMLParser
-
 import jsonschema
 import pytest
 
 from errscan.render import write_site
 from errscan.render.search import script_json
-from sitebuild import catalog, error_named, site  # noqa: F401 (fixtures)
-
-SECTIONS = ["message", "meaning", "source", "when", "solutions", "check", "related", "data"]
-
-
-class Page(HTMLParser):
-    """What the tests look at in a page: section ids in order, links, scripts, and text."""
-
-    def __init__(self, html: str):
-        super().__init__()
-        self.sections: list[str] = []
-        self.links: list[str] = []
-        self.scripts: list[str] = []  # src of external scripts, "inline:<code>" for inline ones
-        self.text: list[str] = []
-        self._in_script = False
-        self.feed(html)
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "section":
-            self.sections.append(attrs.get("id"))
-        if tag in ("a", "link") and "href" in attrs:
-            self.links.append(attrs["href"])
-        if tag == "script":
-            self._in_script = "src" not in attrs
-            if "src" in attrs:
-                self.scripts.append(attrs["src"])
-        for name in attrs:
-            assert not name.startswith("on"), f"event handler attribute in page: {name}"
-
-    def handle_endtag(self, tag):
-        if tag == "script":
-            self._in_script = False
-
-    def handle_data(self, data):
-        if self._in_script:
-            self.scripts.append("inline:" + data)
-        else:
-            self.text.append(data)
-
-
-def words(html: str) -> str:
-    """The page's text as a reader sees it, whitespace folded."""
-    return " ".join("".join(Page(html).text).split())
-
+from sitebuild import SECTIONS, Page, catalog, error_named, site, words  # noqa: F401 (fixtures)
 
 def pages(site):
     return sorted(site.rglob("*.html"))
@@ -86,6 +40,10 @@ def test_error_page_explains_the_analysed_condition(site, catalog):
     # the raise line and its continuation lines are marked, with their numbers
     marked = re.findall(r'<span class="hll"><span class="linenos">\s*(\d+)</span>', html)
     assert [int(n) for n in marked] == list(range(error.line, error.end_line + 1))
+    numbered = re.findall(r'<span class="linenos">\s*(\d+)</span>(.*)', html)
+    assert numbered[0] == (str(error.excerpt.start_line), "")  # a blank first line keeps its number
+    assert [int(n) for n, _ in numbered] == list(range(error.excerpt.start_line, error.excerpt.start_line + len(error.excerpt.lines)))
+    assert "raise" in dict(numbered)[str(error.line)]
 
 
 def test_sections_without_data_say_so(site, catalog):
