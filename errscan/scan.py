@@ -11,6 +11,7 @@ from typing import Iterable
 
 from errscan.extract import FileResult, extract_file
 from errscan.extract.sites import RawSite
+from errscan.extract.templates import normalize
 from errscan.graph.index import PackageIndex
 from errscan.ids import error_id
 from errscan.model import Catalog, ErrorSite, Excerpt, ScanSummary
@@ -88,7 +89,7 @@ def _catalogue(
     for result in results:
         twins: Counter[tuple[str, str, str]] = Counter()
         for raw in result.sites:
-            key = (raw.function, raw.exception.rsplit(".", 1)[-1], raw.message)
+            key = (raw.function, raw.exception.rsplit(".", 1)[-1], normalize(raw.message))
             ordinal = twins[key]
             twins[key] += 1
             yield _error_site(raw, result, index, repo, commit, ordinal)

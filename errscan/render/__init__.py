@@ -18,9 +18,9 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from errscan.errors import UsageError
+from errscan.errors import ErrscanError, UsageError
 from errscan.fsutil import swap_in_folder
-from errscan.model import Catalog, ErrorSite, to_dict
+from errscan.model import Catalog, ErrorSite, catalog_from_dict, to_dict
 from errscan.render import browse, explain
 from errscan.render.related import related_errors
 from errscan.render.schema import api_schema
@@ -113,6 +113,27 @@ def write_site(catalog: Catalog, out: Path) -> None:
         raise
 
 
+def page_path(error: ErrorSite) -> str:
+    """Where an error's page lies, relative to the site's root."""
+    return f"errors/{error.id}/index.html"
+
+
+def read_site(root: Path) -> Catalog:
+    """The catalog a built site publishes: `api/index.json` with each `api/errors/<id>.json`."""
+    index_file = root / "api" / "index.json"
+    if not index_file.is_file():
+        raise UsageError(f"not an errscan site: {root} (no api/index.json)")
+    try:
+        index = json.loads(index_file.read_text(encoding="utf-8"))
+        errors = [
+            json.loads((root / "api" / "errors" / f"{entry['id']}.json").read_text(encoding="utf-8"))
+            for entry in index["errors"]
+        ]
+        return catalog_from_dict({**index, "errors": errors})
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ErrscanError(f"cannot read the site at {root}: {type(exc).__name__}: {exc}") from exc
+
+
 def _write_files(catalog: Catalog, root: Path) -> None:
     env = environment()
     short = (catalog.commit or "")[:10]
@@ -130,7 +151,7 @@ def _write_files(catalog: Catalog, root: Path) -> None:
     for error in catalog.errors:
         _write(root / "api" / "errors" / f"{error.id}.json", dump_json(error_document(catalog, error)))
         page = error_page.render(root="../../", **common, **error_context(catalog, error, related[error.id]))
-        _write(root / "errors" / error.id / "index.html", page)
+        _write(root / page_path(error), page)
 
     by_axis = {axis: browse.groups(catalog, axis) for axis in ("connector", "file")}
     group_page = env.get_template("group.html")
@@ -156,13 +177,14 @@ def error_context(catalog: Catalog, error: ErrorSite, related: list) -> dict[str
         "excerpt_html": highlighted_excerpt(error),
         "check": explain.defensive_check(error, firing) if firing else None,
         "solutions": explain.solutions(error, firing),
-        "contributions": [(c, explain.condition_words(c.condition)) for c in trigger.contributions] if trigger else [],
+        "trigger_words": explain.condition_words(trigger.condition, trigger.plain) if trigger and trigger.condition else None,
+        "contributions": [(c, explain.plain_words(c.condition)) for c in trigger.contributions] if trigger else [],
         "chains": [
             (chain, [(step, github_url(catalog.repo, catalog.commit, step.path, step.line)) for step in chain.steps])
             for chain in (trigger.chains if trigger else ())
         ],
         "related": related,
-        "condition_words": explain.condition_words,
+        "plain_words": explain.plain_words,
     }
 
 

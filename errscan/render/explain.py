@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from errscan.model import Condition, ErrorSite
+from errscan.model import ErrorSite
 
 _COMPARE_WORDS = {
     ast.Eq: ("equals", "differs from"),
@@ -45,11 +45,11 @@ def plain_words(code: str, negate: bool = False) -> str:
     return _words(tree, negate)
 
 
-def condition_words(condition: Condition) -> str:
+def condition_words(code: str, plain: str | None = None) -> str:
     """The analysis's plain words when it gave some, else words made here from the code."""
-    if condition.plain and condition.plain.strip() != condition.code.strip():
-        return condition.plain
-    return plain_words(condition.code)
+    if plain and plain.strip() != code.strip():
+        return plain
+    return plain_words(code)
 
 
 def negated_code(code: str) -> str:
@@ -144,10 +144,10 @@ def firing_condition(error: ErrorSite) -> Firing | None:
     if error.kind == "assert" and error.assert_test:
         code = negated_code(error.assert_test)
         return Firing(code, plain_words(error.assert_test, negate=True), False, ())
-    condition = error.trigger.condition if error.trigger else None
-    if condition is None:
+    trigger = error.trigger
+    if trigger is None or trigger.condition is None:
         return None
-    return Firing(condition.code, condition_words(condition), condition.partial, condition.unknown)
+    return Firing(trigger.condition, condition_words(trigger.condition, trigger.plain), trigger.partial, trigger.unknown)
 
 
 def defensive_check(error: ErrorSite, firing: Firing) -> str:
@@ -163,8 +163,8 @@ def defensive_check(error: ErrorSite, firing: Firing) -> str:
 
 
 def solutions(error: ErrorSite, firing: Firing | None) -> list[str]:
-    """Ways to avoid the error that follow from its condition and knobs, one sentence each."""
-    found: list[str] = []
+    """The analysis's own solutions, then those that follow from the condition and knobs, one sentence each."""
+    found: list[str] = list(error.trigger.solutions) if error.trigger else []
     if firing is not None:
         try:
             tree = ast.parse(firing.code.strip(), mode="eval").body
@@ -177,6 +177,6 @@ def solutions(error: ErrorSite, firing: Firing | None) -> list[str]:
         else:
             found.append(f"Make sure that {plain_words(firing.code, negate=True)}.")
     if error.trigger:
-        found += [f"Review the {k.kind} `{k.name}`{f' ({k.detail})' if k.detail else ''}: it decides whether this fires." for k in error.trigger.knobs]
+        found += [f"Review the {k.kind.replace('_', ' ')} `{k.name}`{f' ({k.detail})' if k.detail else ''}: it decides whether this fires." for k in error.trigger.knobs]
         found += [f"It is reached through the connector `{c}`; with another connector this path is not taken." for c in error.trigger.connectors]
-    return found
+    return list(dict.fromkeys(found))

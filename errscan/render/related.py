@@ -36,7 +36,7 @@ def _keys_connectors(e: ErrorSite) -> Iterable[tuple]:
 
 
 def _keys_knobs(e: ErrorSite) -> Iterable[tuple]:
-    yield from ((k.kind, k.name) for k in (e.trigger.knobs if e.trigger else ()))
+    yield from ((k.kind.replace("_", " "), k.name) for k in (e.trigger.knobs if e.trigger else ()))
 
 
 _REASONS: tuple[tuple[str, Callable[[ErrorSite], Iterable[tuple]], Callable[[tuple], str]], ...] = (
@@ -49,16 +49,24 @@ _REASONS: tuple[tuple[str, Callable[[ErrorSite], Iterable[tuple]], Callable[[tup
 
 
 def related_errors(catalog: Catalog) -> dict[str, list[Related]]:
-    """For every error, its related ones, each listed once under the first reason that links them."""
+    """For every error, its related ones, each listed once under the first reason that links them.
+
+    Relations the analysis found (`Trigger.related`) come first; then those the catalog shows here.
+    """
     groups: dict[tuple, list[ErrorSite]] = defaultdict(list)
     for error in catalog.errors:
         for name, keys, _ in _REASONS:
             for key in keys(error):
                 groups[(name, *key)].append(error)
+    by_id = catalog.by_id()
     result: dict[str, list[Related]] = {}
     for error in catalog.errors:
         seen = {error.id}
         found: list[Related] = []
+        for given in (error.trigger.related if error.trigger else ()):
+            if given.id in by_id and given.id not in seen:
+                seen.add(given.id)
+                found.append(Related(by_id[given.id], given.reason))
         for name, keys, describe in _REASONS:
             for key in keys(error):
                 members = (m for m in groups[(name, *key)] if m.id not in seen)

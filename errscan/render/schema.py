@@ -30,31 +30,36 @@ def _ref(name: str) -> dict[str, str]:
 
 
 _DEFS: dict[str, Any] = {
-    "condition": _record(
-        {"code": _STR, "raw": _STR, "plain": _STR, "partial": {"type": "boolean"}, "unknown": _STRINGS}
-    ),
-    "optional_condition": {"anyOf": [_ref("condition"), {"type": "null"}]},
     "trigger": _record(
         {
-            "condition": _ref("optional_condition"),
-            "contributions": {"type": "array", "items": _record({"condition": _ref("condition"), "text": _STR})},
+            "condition": _OPT_STR,
+            "conjuncts": _STRINGS,
+            "raw_condition": _OPT_STR,
+            "plain": _OPT_STR,
+            "partial": {"type": "boolean"},
+            "unknown": _STRINGS,
+            "contributions": {"type": "array", "items": _record({"condition": _STR, "text": _STR})},
             "chains": {
                 "type": "array",
                 "items": _record(
                     {
-                        "entry": _STR,
                         "entry_kind": _STR,
+                        "path": _STRINGS,
                         "steps": {
                             "type": "array",
                             "items": _record(
-                                {"function": _STR, "path": _STR, "line": _INT, "condition": _ref("optional_condition")}
+                                {"caller": _STR, "callee": _STR, "path": _STR, "line": _INT, "condition": _OPT_STR}
                             ),
                         },
+                        "condition": _OPT_STR,
+                        "trigger": _OPT_STR,
                     }
                 ),
             },
             "connectors": _STRINGS,
             "knobs": {"type": "array", "items": _record({"kind": _STR, "name": _STR, "detail": _STR})},
+            "solutions": _STRINGS,
+            "related": {"type": "array", "items": _record({"id": _STR, "reason": _STR})},
         }
     ),
     "placeholder": _record({"expr": _STR, "conversion": _STR, "format_spec": _STR, "source": _STR}),

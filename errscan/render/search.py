@@ -1,8 +1,9 @@
 """The search index: one entry per error, in chunks of JavaScript files the pages load with <script>.
 
 Chunks are scripts, not JSON fetched at run time, because `fetch` is refused on `file://` pages.
-Each entry carries the regular expression `errscan.match.compile_template` makes of its template,
-so the browser matches with the same rules as `errscan lookup` instead of a second implementation.
+Each entry carries what `errscan.match.compile_template` makes of its template (the exact and the
+cut-message patterns, the literal character count, the words), so the browser scores with the rules
+of `errscan.match.score_message` (docs/matching.md) without compiling templates a second time.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def connectors_of(error: ErrorSite) -> list[str]:
 
 def search_entry(error: ErrorSite) -> dict[str, Any]:
     compiled = compile_template(error.message)
-    literals = [" ".join(p.text.split()) for p in split_template(error.message) if not p.is_field]
+    pieces = split_template(error.message)
+    literals = [" ".join(p.text.split()) for p in pieces if not p.is_field]
     return {
         "id": error.id,
         "exception": error.exception,
@@ -41,9 +43,13 @@ def search_entry(error: ErrorSite) -> dict[str, Any]:
         "function": error.function,
         "connectors": connectors_of(error),
         "pattern": compiled.pattern,
-        "literal": compiled.literal,
+        "prefix_pattern": compiled.prefix_pattern,
+        "literal_chars": compiled.literal_chars,
+        "words": list(compiled.words),
         # longest literal run: a match must contain it, so the browser skips most regexes cheaply
         "anchor": max(literals, key=len, default=""),
+        # leading literal text: a message cut short must begin like it, so most cut patterns never run
+        "head": literals[0] if pieces and not pieces[0].is_field else "",
     }
 
 

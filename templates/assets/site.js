@@ -38,7 +38,7 @@ function allEntries() {
 var ANSI = /\x1b\[[0-9;]*[A-Za-z]/g;
 var PROCESS_TAG = /^\s*\([^()\n]*\)\s*/;                       /* (EngineCore_DP0 pid=1234) */
 var LOG_PREFIX = /^\s*(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+(?:\[[^\]\n]*\]\s*)?/;
-var EXCEPTION_PREFIX = /^\s*(?:[A-Za-z_][\w.]*\.)?[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Warning)\s*:\s*/;
+var EXCEPTION_PREFIX = /^\s*(?:[A-Za-z_][\w.]*\.)?([A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Warning))\s*:\s*/;
 
 function stripLine(line) {
   var previous;
@@ -49,60 +49,92 @@ function stripLine(line) {
   return line;
 }
 
-/* The message candidates to match: with and without an `ExceptionName: ` prefix. */
+/* The message to score, tried as it is and without an `ExceptionName: ` prefix, and that name. */
 function messageCandidates(text) {
   var lines = text.replace(ANSI, "").replace(/\r/g, "").split("\n").map(stripLine);
   var start = 0;
   lines.forEach(function (line, i) { if (/^Traceback \(most recent call last\)/.test(line) || /^\s/.test(line)) start = i + 1; });
   if (start >= lines.length) start = 0;
   var message = lines.slice(start).join("\n").trim();
-  var bare = message.replace(EXCEPTION_PREFIX, "");
-  return bare && bare !== message ? [bare, message] : [message];
+  var prefix = EXCEPTION_PREFIX.exec(message);
+  var bare = prefix ? message.slice(prefix[0].length).trim() : "";
+  if (!bare) return { messages: [message], exception: null };
+  return { messages: [bare, message], exception: prefix[1] };
 }
 
 function fold(text) { return text.split(/\s+/).join(" ").trim(); }
 
-function tokens(text) {
-  var found = {}, list = text.toLowerCase().match(/[a-z0-9_]+/g) || [];
-  list.forEach(function (t) { if (t.length > 1) found[t] = true; });
+/* ---- scoring: errscan.match.score_message, rule for rule (docs/matching.md) ---- */
+var PIN_MIN_CHARS = 10, FUZZY_MIN = 0.5, SHOWN = 50;
+var RULE_RANK = { exact: 3, truncated: 2, fuzzy: 1 };
+
+function chars(text) { return text.replace(/\s/g, "").length; }
+
+function words(text) {
+  var found = {};
+  (text.match(/[A-Za-z_][A-Za-z0-9_]*/g) || []).forEach(function (w) { found[w.toLowerCase()] = true; });
   return Object.keys(found);
 }
 
-/* Dice coefficient of the template's literal words and the message's words. */
-function fuzzyScore(literalTokens, messageTokens) {
-  if (!literalTokens.length || !messageTokens.length) return 0;
-  var seen = {}, common = 0;
-  messageTokens.forEach(function (t) { seen[t] = true; });
-  literalTokens.forEach(function (t) { if (seen[t]) common++; });
-  return 2 * common / (literalTokens.length + messageTokens.length);
+function boundChars(groups) {
+  var total = 0;
+  for (var i = 1; i < groups.length; i++) total += chars((groups[i] || "").trim());
+  return total;
 }
 
-var FUZZY_MIN = 0.3, SHOWN = 50;
+/* One template against one (stripped) message: {rule, score, pinned} or null. */
+function scoreMessage(entry, message, messageWords, folded) {
+  var literal = entry.literal_chars;
+  if (!entry.anchor || folded.indexOf(entry.anchor) >= 0) {
+    if (!entry.regex) entry.regex = new RegExp(entry.pattern);
+    var found = entry.regex.exec(message);
+    if (found) {
+      var bound = boundChars(found);
+      return { rule: "exact", score: literal + bound ? literal / (literal + bound) : 0, pinned: literal >= PIN_MIN_CHARS };
+    }
+  }
+  var shown = Math.min(folded.length, entry.head.length);
+  if (message && literal && folded.slice(0, shown) === entry.head.slice(0, shown)) {
+    if (!entry.prefixRegex) entry.prefixRegex = new RegExp(entry.prefix_pattern);
+    var cut = entry.prefixRegex.exec(message);
+    if (cut) {
+      var seen = chars(message) - boundChars(cut);
+      if (seen > 0) return { rule: "truncated", score: seen / chars(message) * Math.min(1, seen / literal), pinned: seen >= PIN_MIN_CHARS };
+    }
+  }
+  if (!entry.words.length || !messageWords.length) return null;
+  var known = {}, shared = 0;
+  messageWords.forEach(function (w) { known[w] = true; });
+  entry.words.forEach(function (w) { if (known[w]) shared++; });
+  var dice = 2 * shared / (entry.words.length + messageWords.length);
+  return dice >= FUZZY_MIN ? { rule: "fuzzy", score: dice, pinned: false } : null;
+}
 
+function better(a, b) { return !b || RULE_RANK[a.rule] > RULE_RANK[b.rule] || (a.rule === b.rule && a.score > b.score); }
+
+/* Ranked results, best first: rule, then the logged exception class agreeing, then score. */
 function rank(text, entries) {
   var candidates = messageCandidates(text);
-  if (!candidates[0]) return [];
-  var folded = candidates.map(fold), words = tokens(candidates[0]);
-  var exact = [], fuzzy = [], wildcard = [];
+  if (!candidates.messages[0]) return [];
+  var prepared = candidates.messages.map(function (m) { return { message: m, words: words(m), folded: fold(m) }; });
+  var results = [];
   entries.forEach(function (entry) {
-    var matched = false;
-    for (var i = 0; i < candidates.length && !matched; i++) {
-      if (entry.anchor && folded[i].indexOf(entry.anchor) < 0) continue;
-      if (!entry.regex) entry.regex = new RegExp(entry.pattern);
-      matched = entry.regex.test(candidates[i]);
-    }
-    var literalChars = entry.literal.replace(/ /g, "").length;
-    if (matched && literalChars) { exact.push({ entry: entry, score: literalChars }); return; }
-    if (matched) { wildcard.push({ entry: entry, score: 0, wildcard: true }); return; }
-    if (!entry.words) entry.words = tokens(entry.literal);
-    var score = fuzzyScore(entry.words, words);
-    if (score >= FUZZY_MIN) fuzzy.push({ entry: entry, score: score });
+    var best = null;
+    prepared.forEach(function (p) {
+      var found = scoreMessage(entry, p.message, p.words, p.folded);
+      if (found && better(found, best)) best = found;
+    });
+    if (!best) return;
+    best.entry = entry;
+    best.classAgrees = candidates.exception !== null && entry.exception.split(".").pop() === candidates.exception;
+    best.catchAll = best.rule === "exact" && !entry.literal_chars;
+    results.push(best);
   });
-  function order(a, b) { return b.score - a.score || (a.entry.path < b.entry.path ? -1 : a.entry.path > b.entry.path ? 1 : a.entry.line - b.entry.line); }
-  exact.sort(order); fuzzy.sort(order); wildcard.sort(order);
-  exact.forEach(function (r) { r.exact = true; });
-  /* a template that is only a placeholder (`raise ValueError(msg)`) matches anything: last */
-  return exact.concat(fuzzy, wildcard);
+  results.sort(function (a, b) {
+    return (a.catchAll - b.catchAll) || (RULE_RANK[b.rule] - RULE_RANK[a.rule]) || (b.classAgrees - a.classAgrees) ||
+      (b.score - a.score) || (a.entry.path < b.entry.path ? -1 : a.entry.path > b.entry.path ? 1 : a.entry.line - b.entry.line);
+  });
+  return results;
 }
 
 function element(tag, className, text) {
@@ -110,6 +142,12 @@ function element(tag, className, text) {
   if (className) node.className = className;
   if (text !== undefined) node.textContent = text;
   return node;
+}
+
+function describe(result) {
+  if (result.catchAll) return "its message is a single value, so any text matches";
+  var label = { exact: "exact match", truncated: "matches the beginning (message cut short)", fuzzy: "similar words" }[result.rule];
+  return label + ", score " + result.score.toFixed(2) + (result.pinned ? "" : result.rule === "fuzzy" ? "" : " (little literal text: not certain)");
 }
 
 function title(entry) { return entry.message || entry.exception; }
@@ -125,16 +163,17 @@ function errscanSearch(root) {
     list.textContent = "";
     if (!text.trim()) { status.textContent = "Type or paste a message."; return; }
     var results = rank(text, allEntries());
-    var exact = results.filter(function (r) { return r.exact; }).length;
-    var loose = results.filter(function (r) { return r.wildcard; }).length;
+    var count = function (test) { return results.filter(test).length; };
+    var loose = count(function (r) { return r.catchAll; });
+    var exact = count(function (r) { return r.rule === "exact"; }) - loose, cut = count(function (r) { return r.rule === "truncated"; });
     status.textContent = results.length
-      ? exact + " exact, " + (results.length - exact - loose) + " similar and " + loose + " catch-all match(es)" + (results.length > SHOWN ? "; the best " + SHOWN + " shown." : ".")
+      ? exact + " exact, " + cut + " cut-short, " + count(function (r) { return r.rule === "fuzzy"; }) + " similar and " + loose + " catch-all match(es)" + (results.length > SHOWN ? "; the best " + SHOWN + " shown." : ".")
       : "No error in this catalog matches.";
     results.slice(0, SHOWN).forEach(function (r) {
       var item = element("li"), link = element("a", "", r.entry.exception + ": " + clip(title(r.entry), 240));
       link.href = root + "errors/" + r.entry.id + "/index.html";
       item.appendChild(link);
-      item.appendChild(element("div", "score", (r.exact ? "exact match" : r.wildcard ? "its message is a single value, so any text matches" : "similar, score " + r.score.toFixed(2)) + " \u00b7 " + r.entry.path + ":" + r.entry.line + " \u00b7 " + r.entry.function));
+      item.appendChild(element("div", "score", describe(r) + " \u00b7 " + r.entry.path + ":" + r.entry.line + " \u00b7 " + r.entry.function));
       list.appendChild(item);
     });
   }

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES
-from errscan.model import Catalog, Chain, ChainStep, Condition, Contribution, Knob, Trigger
+from errscan.model import Catalog, Chain, ChainStep, Contribution, Knob, Related, Trigger
 from errscan.profiles.vllm import VLLM
 from errscan.render import write_site
 from errscan.scan import ScanOptions, scan
@@ -22,36 +22,37 @@ SITE_SOURCES = FIXTURES / "site"
 KV = "vllm/distributed/kv_transfer"
 
 
-def condition(code: str, plain: str | None = None) -> Condition:
-    """A condition as the analysis writes it when it has no words of its own (plain == code)."""
-    return Condition(code=code, raw=code, plain=plain or code)
-
-
-TRIGGERS = {  # (function, exception) -> trigger
+TRIGGERS = {  # (function, exception) -> trigger, as the analysis would write them
     ("GroupLookupConnector._find_group", "ValueError"): Trigger(
-        condition=condition("len(group_ids) != 1"),
+        condition="len(group_ids) != 1",
+        conjuncts=("len(group_ids) != 1",),
+        raw_condition="len(group_ids) != 1",
         chains=(
             Chain(
-                "KVConnectorFactory.create_connector",
-                "connector-init",
-                (
-                    ChainStep("GroupLookupConnector.__init__", f"{KV}/group_lookup.py", 12, condition("kv_cache_config is not None")),
-                    ChainStep("GroupLookupConnector._find_group", f"{KV}/group_lookup.py", 13, None),
+                entry_kind="connector-init",
+                path=("KVConnectorFactory.create_connector", "GroupLookupConnector.__init__", "GroupLookupConnector._find_group"),
+                steps=(
+                    ChainStep("KVConnectorFactory.create_connector", "GroupLookupConnector.__init__", f"{KV}/group_lookup.py", 9, None),
+                    ChainStep("GroupLookupConnector.__init__", "GroupLookupConnector._find_group", f"{KV}/group_lookup.py", 12, "kv_cache_config is not None"),
                 ),
+                condition="kv_cache_config is not None",
+                trigger="kv_cache_config is not None and len(group_ids) != 1",
             ),
         ),
         connectors=("GroupLookupConnector",),
-        knobs=(Knob("cli-flag", "--kv-transfer-config", "selects the connector"),),
+        knobs=(Knob("cli_flag", "--kv-transfer-config", "selects the connector"),),
+        related=(Related("0" * 16, "an id the catalog does not hold is left out"),),
     ),
     ("GroupLookupConnector.start_load", "NotImplementedError"): Trigger(
-        condition=condition("self.use_layerwise"), connectors=("GroupLookupConnector",),
-        knobs=(Knob("extra-config", "use_layerwise", "kv_connector_extra_config"),),
+        condition="self.use_layerwise", conjuncts=("self.use_layerwise",), raw_condition="self.use_layerwise",
+        connectors=("GroupLookupConnector",), knobs=(Knob("extra_config", "use_layerwise", "kv_connector_extra_config"),),
+        solutions=("Turn `use_layerwise` off in kv_connector_extra_config.",),
     ),
     ("StoreConnector._validate", "ValueError"): Trigger(
-        condition=condition("unsupported"),
+        condition="unsupported", conjuncts=("unsupported",), raw_condition="unsupported",
         contributions=(
-            Contribution(condition("config.cross_attention"), "cross attention"),
-            Contribution(condition("config.pcp > 1"), "PCP > 1 (pcp={config.pcp})"),
+            Contribution("config.cross_attention", "cross attention"),
+            Contribution("config.pcp > 1", "PCP > 1 (pcp={config.pcp})"),
         ),
         connectors=("StoreConnector",),
     ),

@@ -66,7 +66,14 @@ def test_reworded_message_is_found_by_the_fuzzy_score(page, site, catalog):
     expected = error_named(catalog, "GroupLookupConnector._find_group")
     page.goto((site / "search" / "index.html").as_uri() + "?q=could not identify hidden-states group among 3 groups")
     assert search_results(page)[0] == f"../errors/{expected.id}/index.html"
-    assert "similar, score" in page.locator("#search-results li").first.inner_text()
+    assert "similar words, score" in page.locator("#search-results li").first.inner_text()
+
+
+def test_message_cut_short_is_found_by_its_beginning(page, site, catalog):
+    expected = error_named(catalog, "GroupLookupConnector._find_group")
+    page.goto((site / "search" / "index.html").as_uri() + "?q=Could not uniquely identify the hidden-states group among 3 gro")
+    assert search_results(page)[0] == f"../errors/{expected.id}/index.html"
+    assert "matches the beginning (message cut short)" in page.locator("#search-results li").first.inner_text()
 
 
 def test_hostile_text_renders_as_text_and_runs_nothing(page, site, catalog):

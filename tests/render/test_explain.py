@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from errscan.model import Condition, ErrorSite, Excerpt, Trigger
+from errscan.model import ErrorSite, Excerpt, Trigger
 from errscan.render.explain import (
     condition_words,
     defensive_check,
@@ -55,8 +55,9 @@ def test_negated_code_stays_exact(code, negated):
 
 
 def test_analysis_words_are_kept_and_code_is_explained_otherwise():
-    assert condition_words(Condition("x is None", "x is None", "no x given")) == "no x given"
-    assert condition_words(Condition("x is None", "x is None", "x is None")) == "`x` is None (not set)"
+    assert condition_words("x is None", "no x given") == "no x given"
+    assert condition_words("x is None", "x is None") == "`x` is None (not set)"
+    assert condition_words("x is None", None) == "`x` is None (not set)"
 
 
 def site(**changes) -> ErrorSite:
@@ -81,9 +82,15 @@ def test_no_condition_no_check_and_no_solution():
 
 
 def test_each_way_an_or_condition_fires_is_a_solution():
-    cond = Condition("x is None or len(y) > 2", "x is None or len(y) > 2", "x is None or len(y) > 2")
-    error = site(trigger=Trigger(condition=cond))
+    cond = "x is None or len(y) > 2"
+    error = site(trigger=Trigger(condition=cond, conjuncts=(cond,), raw_condition=cond))
     assert solutions(error, firing_condition(error)) == [
         "Make sure it is not so that `x` is None (not set).",
         "Make sure it is not so that `y` has more than 2 items.",
     ]
+
+
+def test_analysis_solutions_come_first_and_are_not_repeated():
+    trigger = Trigger(condition="x", conjuncts=("x",), raw_condition="x", solutions=("Set x off.", "Set x off."))
+    error = site(trigger=trigger)
+    assert solutions(error, firing_condition(error)) == ["Set x off.", "Make sure that `x` is false or empty."]

@@ -34,6 +34,8 @@ def test_error_page_explains_the_analysed_condition(site, catalog):
     assert f"https://github.com/example/kv/blob/{catalog.commit}/{error.path}#L{error.line}" in html
     # each chain step links to its pinned line
     assert f"https://github.com/example/kv/blob/{catalog.commit}/vllm/distributed/kv_transfer/group_lookup.py#L12" in html
+    assert "GroupLookupConnector.__init__ calls GroupLookupConnector._find_group" in text
+    assert "Raises this way when kv_cache_config is not None and len(group_ids) != 1." in text
     assert "--kv-transfer-config" in text and "GroupLookupConnector" in text
     assert f'href="../../api/errors/{error.id}.json"' in html
     assert "release 9.9.9" in text
@@ -59,6 +61,13 @@ def test_contributions_are_listed_with_their_conditions(site, catalog):
     error = error_named(catalog, "StoreConnector._validate")
     text = words((site / "errors" / error.id / "index.html").read_text())
     assert "PCP > 1 (pcp={config.pcp}) when config.pcp > 1 (config.pcp is greater than 1)" in text
+
+
+def test_analysis_solutions_are_shown_first(site, catalog):
+    error = error_named(catalog, "GroupLookupConnector.start_load", "NotImplementedError")
+    text = words((site / "errors" / error.id / "index.html").read_text())
+    assert "Solutions Turn use_layerwise off in kv_connector_extra_config.Make sure that self.use_layerwise is false or empty." in text
+    assert "extra config use_layerwise" in text
 
 
 def test_related_errors_say_why(site, catalog):
@@ -137,7 +146,9 @@ def test_search_index_holds_the_shared_patterns(site, catalog):
         entries += json.loads(body[body.index("[") : body.rindex("]") + 1])
     assert [e["id"] for e in entries] == [e.id for e in catalog.errors]
     for entry, error in zip(entries, catalog.errors):
-        assert entry["pattern"] == compile_template(error.message).pattern
+        compiled = compile_template(error.message)
+        assert entry["pattern"] == compiled.pattern and entry["prefix_pattern"] == compiled.prefix_pattern
+        assert (entry["literal_chars"], entry["words"]) == (compiled.literal_chars, list(compiled.words))
 
 
 def test_browse_groups_by_connector_and_file_with_counts(site, catalog):
