@@ -105,10 +105,14 @@ def lookup(text, site, src, commit, release, repo, include, exclude, jobs, cache
 def summary_line(catalog, out: Path) -> str:
     s = catalog.summary
     commit = (catalog.commit or "unknown commit")[:12]
+    stages = s.stage_seconds
+    timing = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in stages.items() if name != "total")
     return (
         f"errscan: {commit}: read {s.files_read} files, catalogued {s.files_catalogued}: "
         f"{s.raises} raises, {s.asserts} asserts with a message, {s.reraises} re-raises, "
-        f"{len(s.parse_failures)} parse failures in {s.stage_seconds.get('total', 0):.1f}s -> {out}"
+        f"{len(s.parse_failures)} parse failures; graph of {s.graph_files} files: {s.graph_edges} edges, "
+        f"{s.unresolved_calls} unresolved calls; chains for {s.errors_with_chain}/{s.raises + s.asserts} errors; "
+        f"{stages.get('total', 0):.1f}s ({timing}) -> {out}"
     )
 
 

@@ -138,6 +138,12 @@ class ScanSummary:
     asserts: int
     reraises: int
     parse_failures: tuple[ParseFailure, ...]
+    graph_files: int = 0  # files whose facts the call graph was built from
+    graph_functions: int = 0
+    graph_edges: int = 0
+    unresolved_calls: int = 0
+    entry_points: int = 0
+    errors_with_chain: int = 0
     stage_seconds: dict[str, float] = field(default_factory=dict, compare=False, hash=False)
 
 
@@ -151,6 +157,7 @@ class Catalog:
     errors: tuple[ErrorSite, ...]
     summary: ScanSummary
     schema_version: int = SCHEMA_VERSION
+    callgraph: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def by_id(self) -> dict[str, ErrorSite]:
         return {e.id: e for e in self.errors}

@@ -51,6 +51,7 @@ class FunctionFact:
     decorators: tuple[str, ...]
     docstring: str | None
     class_qualname: str | None  # the class it is a method of
+    returns: str | None = None  # return annotation, dotted, `X | None` stripped to X
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,12 @@ class CallFact:
     line: int
     condition: Condition
     literal_args: tuple[str | None, ...]  # string-literal positional arguments, None for others
-    alias: tuple[str, Condition] | None = None  # callee is a local bound once: its value, when
+    # The callee's head is a local bound to names: the callee through each binding, and when it
+    # was made (None where a binding is not a plain name, such as a call's result).
+    aliases: tuple[tuple[str | None, Condition], ...] = ()
+    # "call": a call; "reference": a function passed as a value (`Thread(target=self.run)`) or
+    # registered by a decorator call (`@app.post("/x")`), which the receiver calls later.
+    kind: str = "call"
 
 
 @dataclass(frozen=True)
@@ -85,6 +91,7 @@ class AttributeType:
     class_scope: str  # module-relative class scope
     attribute: str
     type: str  # dotted, as written
+    from_call: bool = False  # `type` is a called function's name: the attribute holds what it returns
 
 
 @dataclass(frozen=True)
@@ -129,7 +136,7 @@ class _Frame:
 
     scope: str
     once: frozenset[str]  # locals assigned exactly once in the function
-    aliases: dict[str, tuple[str, Condition]]
+    aliases: dict[str, list[tuple[str | None, Condition]]]
 
 
 class _FactCollector:
@@ -170,9 +177,6 @@ class _FactCollector:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 if len(targets) == 1 and isinstance(targets[0], ast.Name) and targets[0].id in self.frame.once:
                     env[targets[0].id] = stmt.value
-                    dotted = _dotted(stmt.value)
-                    if dotted:
-                        self.frame.aliases[targets[0].id] = (dotted, terms)
 
     def statement(self, stmt: ast.stmt, terms: Condition, env: dict[str, ast.expr], partial: tuple[str, ...]) -> None:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -228,7 +232,27 @@ class _FactCollector:
             self.import_(stmt)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             self.assignment(stmt)
+            self.alias(stmt, terms)
         self.expressions([stmt], terms)
+
+    def alias(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition) -> None:
+        """`cls = module.Impl`: remember what a later `cls(...)` may call, and when."""
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if self.scopes.at_module or len(targets) != 1 or not isinstance(targets[0], ast.Name) or stmt.value is None:
+            return
+        value = stmt.value if isinstance(stmt.value, (ast.Name, ast.Attribute)) else None
+        bindings = self.expand(_dotted(value), terms) if value is not None else [(None, terms)]
+        self.frame.aliases.setdefault(targets[0].id, []).extend(bindings)
+
+    def expand(self, dotted: str | None, terms: Condition) -> list[tuple[str | None, Condition]]:
+        """A dotted name whose head is itself a local alias, through each of that alias's bindings."""
+        if dotted is None:
+            return [(None, terms)]
+        head, dot, rest = dotted.partition(".")
+        known = self.frame.aliases.get(head)
+        if not known:
+            return [(dotted, terms)]
+        return [(None if base is None else base + dot + rest, when + terms) for base, when in known]
 
     def position(self, stmt: ast.stmt, kind: str, terms: Condition, partial: tuple[str, ...]) -> None:
         end = stmt.end_lineno or stmt.lineno
@@ -256,8 +280,12 @@ class _FactCollector:
         if callee is None:
             return
         literal = tuple(a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in node.args)
-        alias = self.frame.aliases.get(callee) if isinstance(node.func, ast.Name) else None
-        self.calls.append(CallFact(self.frame.scope, callee, node.lineno, terms, literal, alias))
+        aliases = tuple(self.expand(callee, ())) if callee.split(".")[0] in self.frame.aliases else ()
+        self.calls.append(CallFact(self.frame.scope, callee, node.lineno, terms, literal, aliases))
+        for argument in [*node.args, *(k.value for k in node.keywords)]:
+            passed = _dotted(argument) if isinstance(argument, (ast.Name, ast.Attribute)) else None
+            if passed:
+                self.calls.append(CallFact(self.frame.scope, passed, node.lineno, terms, (), (), "reference"))
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == "append" and isinstance(func.value, ast.Name) and len(node.args) == 1:
             source = unparse(node.args[0])
@@ -280,8 +308,14 @@ class _FactCollector:
                 self.qualify_scope(scope), scope, node.lineno, params,
                 tuple(d for d in (_dotted(_strip_call(x)) for x in node.decorator_list) if d),
                 ast.get_docstring(node), self.qualify_scope(klass) if klass else None,
+                _dotted(_strip_generic(node.returns)) if node.returns is not None else None,
             )
         )
+        if any(isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) for d in node.decorator_list):
+            enclosing = scope.rsplit(".<locals>.", 1)[0] if ".<locals>." in scope else ""
+            registered = CallFact(enclosing, node.name, node.lineno, (), (), (), "reference")
+            if enclosing == self.frame.scope:
+                self.calls.append(registered)
         saved = self.frame
         self.frame = _Frame(scope, _assigned_once(node), {})
         self.block(node.body, (), {}, ())
@@ -340,10 +374,10 @@ class _FactCollector:
         for target in targets:
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
                 typed = _dotted(_strip_generic(stmt.annotation)) if isinstance(stmt, ast.AnnAssign) else None
-                if typed is None and isinstance(stmt.value, ast.Call):
-                    typed = _dotted(stmt.value.func)
                 if typed:
                     self.attribute_types.append(AttributeType(klass, target.attr, typed))
+                elif isinstance(stmt.value, ast.Call) and _dotted(stmt.value.func):
+                    self.attribute_types.append(AttributeType(klass, target.attr, _dotted(stmt.value.func), True))
 
     def import_(self, node: ast.Import | ast.ImportFrom) -> None:
         if isinstance(node, ast.Import):
@@ -442,10 +476,12 @@ def _case_term(subject: str, pattern: ast.pattern, env: dict[str, ast.expr]) -> 
 
 
 def _callee_text(func: ast.expr) -> str | None:
+    """`f`, `a.b.f`, `super().f`, and `get().f` (a method of what a call returns)."""
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
-        inner = func.value
-        if isinstance(inner.func, ast.Name) and inner.func.id == "super" and not inner.args:
+        inner = _dotted(func.value.func)
+        if inner == "super" and not func.value.args:
             return f"super().{func.attr}"
+        return f"{inner}().{func.attr}" if inner else None
     return _dotted(func)
 
 

@@ -140,6 +140,8 @@ def _write_files(catalog: Catalog, root: Path) -> None:
     common = {"catalog": catalog, "short_commit": short}
     (root / "api" / "errors").mkdir(parents=True)
     _write(root / "api" / "index.json", dump_json(index_document(catalog)))
+    if catalog.callgraph:
+        _write(root / "api" / "callgraph.json", dump_json(catalog.callgraph))
     _write(root / "api" / "schema.json", dump_json(api_schema()))
     for name in ("style.css", "site.js"):
         _write(root / "assets" / name, (templates_dir() / "assets" / name).read_text("utf-8"))

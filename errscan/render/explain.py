@@ -163,8 +163,10 @@ def defensive_check(error: ErrorSite, firing: Firing) -> str:
 
 
 def solutions(error: ErrorSite, firing: Firing | None) -> list[str]:
-    """The analysis's own solutions, then those that follow from the condition and knobs, one sentence each."""
-    found: list[str] = list(error.trigger.solutions) if error.trigger else []
+    """The analysis's own solutions when it gave some; else those that follow from the condition and knobs."""
+    if error.trigger and error.trigger.solutions:
+        return list(dict.fromkeys(error.trigger.solutions))
+    found: list[str] = []
     if firing is not None:
         try:
             tree = ast.parse(firing.code.strip(), mode="eval").body
@@ -179,4 +181,4 @@ def solutions(error: ErrorSite, firing: Firing | None) -> list[str]:
     if error.trigger:
         found += [f"Review the {k.kind.replace('_', ' ')} `{k.name}`{f' ({k.detail})' if k.detail else ''}: it decides whether this fires." for k in error.trigger.knobs]
         found += [f"It is reached through the connector `{c}`; with another connector this path is not taken." for c in error.trigger.connectors]
-    return list(dict.fromkeys(found))
+    return found

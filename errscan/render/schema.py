@@ -1,4 +1,4 @@
-"""JSON Schema of the API (`api/index.json` and `api/errors/<id>.json`), published as api/schema.json.
+"""JSON Schema of the API (`api/index.json`, `api/errors/<id>.json`, `api/callgraph.json`): api/schema.json.
 
 Written out by hand, field by field, so that a change to the model that is not also made here fails
 the tests that validate every emitted file against it.
@@ -115,17 +115,37 @@ def api_schema() -> dict[str, Any]:
                     "asserts": _INT,
                     "reraises": _INT,
                     "parse_failures": {"type": "array", "items": _record({"path": _STR, "line": _INT, "reason": _STR})},
+                    "graph_files": _INT,
+                    "graph_functions": _INT,
+                    "graph_edges": _INT,
+                    "unresolved_calls": _INT,
+                    "entry_points": _INT,
+                    "errors_with_chain": _INT,
                 }
             ),
             "errors": {"type": "array", "items": _record(INDEX_ENTRY_FIELDS)},
+        }
+    )
+    defs["callgraph_document"] = _record(
+        {
+            "nodes": _INT,
+            "edges": {
+                "type": "array",
+                "items": _record({"caller": _STR, "callee": _STR, "path": _STR, "line": _INT, "resolution": _STR}),
+            },
+            "unresolved_calls": _INT,
+            "external_calls": _INT,
         }
     )
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "schema.json",
         "title": "errscan error catalog API",
-        "description": "api/index.json is an index_document; api/errors/<id>.json is an error_document.",
+        "description": (
+            "api/index.json is an index_document, api/errors/<id>.json an error_document, "
+            "api/callgraph.json a callgraph_document."
+        ),
         "schema_version": SCHEMA_VERSION,
-        "oneOf": [_ref("index_document"), _ref("error_document")],
+        "oneOf": [_ref("index_document"), _ref("error_document"), _ref("callgraph_document")],
         "$defs": defs,
     }
