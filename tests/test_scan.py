@@ -34,3 +34,13 @@ def test_exception_bases_follow_classes_in_the_tree():
     (timeout,) = [e for e in catalog.errors if e.message == "timed out"]
     assert timeout.exception_qualname == "errors.KVTimeoutError"
     assert timeout.exception_bases == ("errors.KVTransferError", "builtins.RuntimeError")
+
+
+def test_enclosing_function_docstring_is_kept(tmp_path):
+    (tmp_path / "d.py").write_text(
+        'def f():\n    """Pick the group.\n\n    Exactly one must match.\n    """\n    raise ValueError("m")\n'
+        "raise KeyError('top')\n"
+    )
+    inner, top = scan(FolderSource(tmp_path, VLLM), ScanOptions("o/r", Scope(("**",)))).errors
+    assert inner.docstring == "Pick the group.\n\nExactly one must match."
+    assert top.docstring is None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from errscan.extract.conditions import Condition
+from errscan.extract.conditions import Condition, either
 from errscan.extract.facts import ModuleFacts
 from errscan.graph.calls import CallGraph, function_node
 from errscan.profiles import Profile, Registry
@@ -46,7 +46,18 @@ def find_plugins(graph: CallGraph, profile: Profile) -> list[Plugin]:
                 targets = graph.resolve(module, call) or []
                 if any(t.endswith("." + registry.method) for t, _ in targets):
                     plugins.extend(_registered(graph, registry, call.literal_args))
-    return plugins
+    return _merged(plugins)
+
+
+def _merged(plugins: list[Plugin]) -> list[Plugin]:
+    """One plugin per (name, class): a class returned on several paths is chosen when any holds."""
+    grouped: dict[tuple[str, str, str], list[Condition]] = {}
+    for plugin in plugins:
+        grouped.setdefault((plugin.name, plugin.kind, plugin.klass), []).append(plugin.condition)
+    merged = []
+    for (name, kind, klass), conditions in grouped.items():
+        merged.append(Plugin(name, kind, klass, () if () in conditions else (either(conditions),)))
+    return merged
 
 
 def _registered(graph: CallGraph, registry: Registry, args: tuple[str | None, ...]) -> list[Plugin]:

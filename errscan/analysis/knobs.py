@@ -32,6 +32,7 @@ class KnobCatalog:
     config_fields: dict[str, frozenset[str]]  # config class short name -> its fields
     flags: dict[str, str]  # `--flag` -> "Class.field" it sets ("" when not a config field)
     env_modules: tuple[str, ...]
+    extra_config_attribute: str
 
     @classmethod
     def build(cls, graph: CallGraph, profile: Profile) -> "KnobCatalog":
@@ -51,7 +52,7 @@ class KnobCatalog:
             for field in fact.fields:
                 sets = field.default if field.default and field.default.split(".")[0] in fields else ""
                 flags.setdefault(flag_name(field.name), sets)
-        return cls(attributes, fields, flags, profile.env_modules)
+        return cls(attributes, fields, flags, profile.env_modules, profile.extra_config_attribute)
 
     def flag_for(self, config_class: str, field: str) -> str | None:
         wanted = f"{config_class}.{field}"
@@ -97,6 +98,8 @@ def _config_knobs(node: ast.Attribute, catalog: KnobCatalog) -> list[Knob]:
     owner, field = names[-2], names[-1]
     config_class = catalog.config_attributes.get(owner)
     if config_class is None or field not in catalog.config_fields.get(config_class, ()):
+        return []
+    if field == catalog.extra_config_attribute:  # its keys are the knobs, found on their own
         return []
     knobs = [Knob("config_field", f"{config_class}.{field}", ".".join(names))]
     flag = catalog.flag_for(config_class, field)

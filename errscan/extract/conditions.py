@@ -76,6 +76,8 @@ def negate(node: ast.expr) -> ast.expr:
 
 
 def _negates_cleanly(node: ast.expr) -> bool:
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return True  # `not flag` reads as well as `flag`
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         return True
     return isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _INVERSE
@@ -87,6 +89,9 @@ def conjuncts(node: ast.expr) -> list[ast.expr]:
         return [c for v in node.values for c in conjuncts(v)]
     if isinstance(node, ast.NamedExpr):
         return [node.value]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        simpler = negate(node.operand)  # `not a == b` -> `a != b`, De Morgan where it reads better
+        return conjuncts(simpler) if not (isinstance(simpler, ast.UnaryOp) and simpler.operand is node.operand) else [node]
     return [node]
 
 
@@ -108,8 +113,17 @@ class _SubstitutingUnparser(ast._Unparser):  # type: ignore[name-defined]
         self._only_computed = only_computed
         self._depth = depth
 
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if isinstance(node.value, ast.Name) and f"{node.value.id}.{node.attr}" in self._env:
+            self._substitute(node, f"{node.value.id}.{node.attr}")
+        else:
+            super().visit_Attribute(node)
+
     def visit_Name(self, node: ast.Name) -> None:
-        value = self._env.get(node.id)
+        self._substitute(node, node.id)
+
+    def _substitute(self, node: ast.Name | ast.Attribute, key: str) -> None:
+        value = self._env.get(key)
         if (
             value is None
             or not isinstance(node.ctx, ast.Load)
@@ -117,7 +131,7 @@ class _SubstitutingUnparser(ast._Unparser):  # type: ignore[name-defined]
             or isinstance(value, _CONTAINERS)  # a list built up later: its first value says nothing
             or (self._only_computed and not is_computed(value))
         ):
-            self.write(node.id)
+            self.write(key)
             return
         text = _SubstitutingUnparser(self._env, self._only_computed, self._depth + 1).visit(value)
         self.write(text if isinstance(value, _ATOMIC) else f"({text})")
@@ -138,9 +152,17 @@ def _substituted(node: ast.expr, env: dict[str, ast.expr], only_computed: bool) 
         return unparse(node)
 
 
+def _env_key(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
+
+
 def make_term(node: ast.expr, env: dict[str, ast.expr]) -> Term:
     raw = unparse(node)
-    if not env or not any(isinstance(n, ast.Name) and n.id in env for n in ast.walk(node)):
+    if not env or not any(_env_key(n) in env for n in ast.walk(node)):
         return Term(raw, raw, raw)
     return Term(_substituted(node, env, True), raw, _substituted(node, env, False))
 
@@ -150,6 +172,14 @@ def loop_term(target: ast.expr, iterable: ast.expr, env: dict[str, ast.expr]) ->
     compare.lineno = compare.col_offset = 0
     term = make_term(compare, env)
     return Term(term.code, term.raw, term.deep, loop=True)
+
+
+def either(conditions: list[Condition]) -> Term:
+    """One term that holds when any of the conditions does."""
+    if len(conditions) == 1:
+        return Term(render(conditions[0]) or "True", render(conditions[0], "raw") or "True", render(conditions[0], "deep") or "True")
+    forms = {form: " or ".join(f"({render(c, form)})" for c in conditions) for form in ("code", "raw", "deep")}
+    return Term(forms["code"], forms["raw"], forms["deep"], pseudo=any(t.pseudo for c in conditions for t in c))
 
 
 def pseudo_term(text: str) -> Term:

@@ -92,6 +92,7 @@ class AttributeType:
     attribute: str
     type: str  # dotted, as written
     from_call: bool = False  # `type` is a called function's name: the attribute holds what it returns
+    scope: str = ""  # where it is written (its imports name the type); the class body if ""
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,7 @@ class _Frame:
 
     scope: str
     once: frozenset[str]  # locals assigned exactly once in the function
+    params: dict[str, str]  # annotated parameters: name -> annotation
     aliases: dict[str, list[tuple[str | None, Condition]]]
 
 
@@ -154,7 +156,7 @@ class _FactCollector:
         self.attribute_types: list[AttributeType] = []
         self.statements: list[StatementPosition] = []
         self.module_values: dict[str, str] = {}
-        self.frame = _Frame("", frozenset(), {})
+        self.frame = _Frame("", frozenset(), {}, {})
         self.class_stack: list[str] = []
 
     def qualify_scope(self, scope: str) -> str:
@@ -175,8 +177,9 @@ class _FactCollector:
                 terms = terms + tuple(make_term(c, env) for c in conjuncts(stmt.test))
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                if len(targets) == 1 and isinstance(targets[0], ast.Name) and targets[0].id in self.frame.once:
-                    env[targets[0].id] = stmt.value
+                bound = _dotted(targets[0]) if len(targets) == 1 else None
+                if bound in self.frame.once:  # a local, or a `self.x` set once in this function
+                    env[bound] = stmt.value
 
     def statement(self, stmt: ast.stmt, terms: Condition, env: dict[str, ast.expr], partial: tuple[str, ...]) -> None:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -240,8 +243,13 @@ class _FactCollector:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         if self.scopes.at_module or len(targets) != 1 or not isinstance(targets[0], ast.Name) or stmt.value is None:
             return
-        value = stmt.value if isinstance(stmt.value, (ast.Name, ast.Attribute)) else None
-        bindings = self.expand(_dotted(value), terms) if value is not None else [(None, terms)]
+        value = stmt.value
+        if isinstance(value, (ast.Name, ast.Attribute)):
+            bindings = self.expand(_dotted(value), terms)
+        elif isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)) and _dotted(value.func):
+            bindings = [(text + "()" if text else None, when) for text, when in self.expand(_dotted(value.func), terms)]
+        else:
+            bindings = [(None, terms)]
         self.frame.aliases.setdefault(targets[0].id, []).extend(bindings)
 
     def expand(self, dotted: str | None, terms: Condition) -> list[tuple[str | None, Condition]]:
@@ -276,16 +284,16 @@ class _FactCollector:
                     stack.append(value)
 
     def call(self, node: ast.Call, terms: Condition) -> None:
+        for argument in [*node.args, *(k.value for k in node.keywords)]:
+            passed = _dotted(argument) if isinstance(argument, (ast.Name, ast.Attribute)) else None
+            if passed:
+                self.calls.append(CallFact(self.frame.scope, passed, node.lineno, terms, (), (), "reference"))
         callee = _callee_text(node.func)
         if callee is None:
             return
         literal = tuple(a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in node.args)
         aliases = tuple(self.expand(callee, ())) if callee.split(".")[0] in self.frame.aliases else ()
         self.calls.append(CallFact(self.frame.scope, callee, node.lineno, terms, literal, aliases))
-        for argument in [*node.args, *(k.value for k in node.keywords)]:
-            passed = _dotted(argument) if isinstance(argument, (ast.Name, ast.Attribute)) else None
-            if passed:
-                self.calls.append(CallFact(self.frame.scope, passed, node.lineno, terms, (), (), "reference"))
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == "append" and isinstance(func.value, ast.Name) and len(node.args) == 1:
             source = unparse(node.args[0])
@@ -317,7 +325,7 @@ class _FactCollector:
             if enclosing == self.frame.scope:
                 self.calls.append(registered)
         saved = self.frame
-        self.frame = _Frame(scope, _assigned_once(node), {})
+        self.frame = _Frame(scope, _assigned_once(node), {p: a for p, a in params if a}, {})
         self.block(node.body, (), {}, ())
         self.frame = saved
         self.scopes.pop()
@@ -350,7 +358,7 @@ class _FactCollector:
         )
         self.class_stack.append(scope)
         saved = self.frame
-        self.frame = _Frame(scope, frozenset(), {})
+        self.frame = _Frame(scope, frozenset(), {}, {})
         self.block(node.body, (), {}, ())
         self.frame = saved
         self.class_stack.pop()
@@ -375,9 +383,14 @@ class _FactCollector:
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
                 typed = _dotted(_strip_generic(stmt.annotation)) if isinstance(stmt, ast.AnnAssign) else None
                 if typed:
-                    self.attribute_types.append(AttributeType(klass, target.attr, typed))
+                    self.attribute_types.append(AttributeType(klass, target.attr, typed, False, self.frame.scope))
                 elif isinstance(stmt.value, ast.Call) and _dotted(stmt.value.func):
-                    self.attribute_types.append(AttributeType(klass, target.attr, _dotted(stmt.value.func), True))
+                    for made, _ in self.expand(_dotted(stmt.value.func), ()):
+                        if made:  # `cls = pick(); self.x = cls(...)` types x by each choice
+                            self.attribute_types.append(AttributeType(klass, target.attr, made, True, self.frame.scope))
+                elif isinstance(stmt.value, ast.Name) and stmt.value.id in self.frame.params:
+                    typed = self.frame.params[stmt.value.id]
+                    self.attribute_types.append(AttributeType(klass, target.attr, typed, False, self.frame.scope))
 
     def import_(self, node: ast.Import | ast.ImportFrom) -> None:
         if isinstance(node, ast.Import):
@@ -445,6 +458,8 @@ def _assigned_once(node: ast.AST) -> frozenset[str]:
             targets = [stmt.test.target]
         for target in targets:
             counts.update(_bound_names(target))
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                counts[f"self.{target.attr}"] += 1
         for field in ("body", "orelse", "finalbody"):
             stack.extend(getattr(stmt, field, ()))
         for handler in getattr(stmt, "handlers", ()):
@@ -457,14 +472,15 @@ def _assigned_once(node: ast.AST) -> frozenset[str]:
 
 
 def _guarded_description(body: list[ast.stmt]) -> str:
-    """What a `try` guards, for `raises(E, ...)`: its first call or import, else its first line."""
+    """What a `try` guards, for `raises(E, ...)`: its first call, else its first import or line
+    (as a string literal, so that the term stays valid Python syntax)."""
     for stmt in body:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            return unparse(stmt)
+            return repr(unparse(stmt))
         for node in ast.walk(stmt):
             if isinstance(node, ast.Call):
                 return unparse(node)
-    return unparse(body[0]) if body else "..."
+    return repr(unparse(body[0])) if body else "..."
 
 
 def _case_term(subject: str, pattern: ast.pattern, env: dict[str, ast.expr]) -> Term:
@@ -532,7 +548,7 @@ def _bound_names(target: ast.expr) -> list[str]:
 
 def collect_facts(tree: ast.Module, module: str, is_pkg: bool) -> ModuleFacts:
     collector = _FactCollector(module, is_pkg)
-    collector.frame = _Frame("", _assigned_once(tree), {})
+    collector.frame = _Frame("", _assigned_once(tree), {}, {})
     collector.block(tree.body, (), {}, ())
     return ModuleFacts(
         module=module,

@@ -83,7 +83,7 @@ class CallGraph:
         for module in self.index.modules.values():
             for attr in module.attribute_types:
                 klass = function_node(module.module, attr.class_scope)
-                resolved = self.qualify(module, attr.class_scope, attr.type)
+                resolved = self.qualify(module, attr.scope or attr.class_scope, attr.type)
                 if attr.from_call:
                     resolved = self.returned_class(resolved) if resolved not in self.index.classes else resolved
                 if resolved in self.index.classes:
@@ -112,7 +112,7 @@ class CallGraph:
         caller = function_node(module.module, call.caller)
         if call.aliases:
             resolved = [
-                (self.resolve_text(module, call.caller, text, "alias"), when)
+                (self.resolve_callee(module, call.caller, text, "alias"), when)
                 for text, when in call.aliases
                 if text is not None
             ]
@@ -137,53 +137,70 @@ class CallGraph:
 
     def resolve(self, module: ModuleFacts, call: CallFact) -> list[tuple[str, str]] | None:
         """(callee, how) pairs; [] for a call leaving the package; None when it cannot be told."""
-        callee, scope = call.callee, call.caller
+        return self.resolve_callee(module, call.caller, call.callee, None)
+
+    def _instance_class(self, module: ModuleFacts, scope: str, name: str) -> str | None:
+        """The class `self`/`cls` stands for in `scope`, also inside functions nested in a method."""
+        while True:
+            fact = self.functions.get(function_node(module.module, scope), (None, None))[0]
+            if fact is None:
+                return None
+            if fact.class_qualname:
+                return fact.class_qualname if fact.params and fact.params[0][0] == name else None
+            if name in dict(fact.params) or ".<locals>." not in scope:
+                return None
+            scope = scope.rsplit(".<locals>.", 1)[0]
+
+    def resolve_callee(self, module: ModuleFacts, scope: str, callee: str, how: str | None) -> list[tuple[str, str]] | None:
         fact = self.functions.get(function_node(module.module, scope), (None, None))[0]
         head, _, rest = callee.partition(".")
         if callee.startswith("super()."):
-            klass = fact.class_qualname if fact else None
+            klass = self._instance_class(module, scope, fact.params[0][0]) if fact and fact.params else None
             method = callee.split(".", 1)[1]
             found = self.lookup_method(klass, method, after=klass) if klass else None
             return [(found, "super")] if found else None
-        if head.endswith("()") and rest and "." not in rest:
-            produced = self.resolve_text(module, scope, head[:-2], "return-type")
-            klass = self.returned_class(produced[0][0]) if produced else None
-            return self._method_with_overrides(klass, rest, "return-type") if klass else None
-        if fact and fact.class_qualname and fact.params and head == fact.params[0][0] and head in ("self", "cls"):
-            return self._on_instance(fact.class_qualname, rest, "self" if head == "self" else "cls")
+        if head.endswith("()") and rest:
+            made = self.qualify(module, scope, head[:-2])
+            klass = made if made in self.index.classes else self.returned_class(made)
+            return self._on_instance(klass, rest, how or "return-type") if klass else None
+        instance = self._instance_class(module, scope, head) if head in ("self", "cls") else None
+        if instance:
+            return self._on_instance(instance, rest, how or head)
         nested = function_node(module.module, f"{scope}.<locals>.{callee}" if scope else callee)
         if not rest and scope and nested in self.functions:
-            return [(nested, "local")]
+            return [(nested, how or "local")]
         if fact and rest and "." not in rest:
             annotated = dict(fact.params).get(head)
             if annotated:
                 klass = self.qualify(module, scope, annotated)
                 if klass in self.index.classes:
-                    return self._method_with_overrides(klass, rest, "annotation")
-        return self.resolve_text(module, scope, callee, "import" if head in module.lookup(scope) else "module")
+                    return self._method_with_overrides(klass, rest, how or "annotation")
+        how = how or ("import" if head in module.lookup(scope) else "module")
+        return self.resolve_text(module, scope, callee, how)
 
     def resolve_text(self, module: ModuleFacts, scope: str, dotted: str, how: str) -> list[tuple[str, str]] | None:
         target = self.qualify(module, scope, dotted)
         return self._on_name(target, how) if target else None
 
     def _on_instance(self, klass: str, rest: str, how: str) -> list[tuple[str, str]] | None:
+        """`self.m`, `self.a.b.m`: through the attributes' known types to the method."""
         if not rest:
             return self._construct(klass) if how == "cls" else None
-        if "." not in rest:
-            return self._method_with_overrides(klass, rest, how)
-        attribute, _, method = rest.partition(".")
-        if "." in method:
-            return None
-        for owner in self.mro(klass):
-            typed = self.attribute_types.get(owner, {}).get(attribute)
-            if typed:
-                return self._method_with_overrides(typed, method, "attribute")
-        return None
+        *attributes, method = rest.split(".")
+        for attribute in attributes:
+            typed = next((self.attribute_types[o][attribute] for o in self.mro(klass)
+                          if attribute in self.attribute_types.get(o, {})), None)
+            if typed is None:
+                return None
+            klass, how = typed, "attribute"
+        return self._method_with_overrides(klass, method, how)
 
     def _method_with_overrides(self, klass: str, method: str, how: str) -> list[tuple[str, str]] | None:
         found = self.lookup_method(klass, method)
         if found is None:
-            return None
+            # Not on the static type itself: whichever subclass the object is must define it.
+            defined = self.overrides(klass, method)
+            return [(o, "override") for o in defined] or None
         owner = found.rsplit(".", 1)[0]
         return [(found, how)] + [(o, "override") for o in self.overrides(owner, method) if o != found]
 

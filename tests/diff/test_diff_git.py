@@ -24,7 +24,7 @@ EXPECTED_REMOVED = [
     ("pkg/identical_twins.py", 3, "configure", "ValueError", "unsupported setting"),
 ]
 EXPECTED_CHANGED = [
-    ("pkg/changed_condition.py", 2, 2, "id", [("condition", "count > 0", "count >= 1")]),
+    ("pkg/changed_condition.py", 2, 2, "id", [("condition", "count <= 0", "count < 1")]),
     # The surviving twin no longer sits behind the deleted one's `if`, so its path condition changed.
     ("pkg/identical_twins.py", 5, 3, "twin",
      [("condition", "mode != 'legacy' and size > 3", "size > 3"),
@@ -90,7 +90,7 @@ def test_text_is_plain_off_a_terminal(repo, tmp_path):
         "errscan diff 1.0 -> 2.0: 0 added, 2 removed, 5 changed (1 only moved lines), 1 unchanged\n"
     )
     assert "message: Could not [-find-] {+uniquely identify+} the cache group" in done.stdout
-    assert "condition: count > 0 -> count >= 1" in done.stdout
+    assert "condition: count <= 0 -> count < 1" in done.stdout
     assert "  pkg/moved_raise.py:3 -> 8  ValueError: size must not be negative" in done.stdout
 
 

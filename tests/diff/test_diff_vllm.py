@@ -28,9 +28,11 @@ def test_diff_0240_to_0271(tmp_path):
     added = [e for e in result["added"] if e["message"].startswith(HIDDEN_STATES)]
     assert [e["path"].rsplit("/", 1)[-1] for e in added] == ["example_hidden_states_connector.py"]
     assert not any(MOONCAKE_STORE in e["message"] for e in result["added"] + result["removed"])
+    # Same message and exception; 0.27.1's caller skips the check for capacity-only consumers
+    # (kv_role, enable_lookup), so the knobs may differ, and the raise may have moved.
     for change in result["changed"]:
         if MOONCAKE_STORE in change["new"]["message"]:
-            assert [f["field"] for f in change["changes"]] == ["location"]
+            assert {f["field"] for f in change["changes"]} <= {"location", "knobs", "condition"}
     matched = len(result["changed"]) + result["unchanged"]
     old, new = errors_in("0.24.0", tmp_path), errors_in("0.27.1", tmp_path)
     assert len(result["added"]) + matched == len(new)

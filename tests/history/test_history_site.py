@@ -116,3 +116,13 @@ def test_two_runs_write_identical_sites(site, tmp_path):
     first = {p.relative_to(site): p.read_bytes() for p in site.rglob("*") if p.is_file()}
     second = {p.relative_to(again): p.read_bytes() for p in again.rglob("*") if p.is_file()}
     assert first == second
+
+
+def test_every_json_file_of_a_history_site_validates(site):
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(json.loads((site / "api" / "schema.json").read_text()))
+    files = sorted(p for p in (site / "api").rglob("*.json") if p.name != "schema.json")
+    assert any(p.parent.name == "changes" for p in files) and index(site)["aliases"]
+    for path in files:
+        validator.validate(json.loads(path.read_text()))
