@@ -19,6 +19,9 @@ class ClassFact:
     line: int
 
 
+SITE_KINDS = frozenset({"raise", "assert"})  # the statement kinds that are catalogued
+
+
 @dataclass(frozen=True)
 class StatementPosition:
     """Where a `raise` or `assert` statement sits; `kind` tells which and whether it is a site."""
@@ -47,7 +50,11 @@ class ModuleFacts:
         return visible
 
 
-class _FactCollector(ast.NodeVisitor):
+class _FactCollector:
+    """Walks statements only: definitions, imports and raise/assert never sit inside an expression,
+    and skipping expressions makes this walk a small fraction of `ast.parse` (a NodeVisitor over
+    every node costs more than the parse itself)."""
+
     def __init__(self, module: str, is_pkg: bool):
         self.module = module
         self.is_pkg = is_pkg
@@ -57,26 +64,43 @@ class _FactCollector(ast.NodeVisitor):
         self.classes: list[ClassFact] = []
         self.statements: list[StatementPosition] = []
 
+    def walk(self, body: list[ast.stmt]) -> None:
+        for node in body:
+            handler = self._handlers.get(type(node))
+            if handler is not None:
+                handler(self, node)
+            else:
+                self._nested(node)
+
+    def _nested(self, node: ast.stmt) -> None:
+        """The statement blocks of a compound statement (if, for, while, with, try, match)."""
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if block:
+                self.walk(block)
+        for handler in getattr(node, "handlers", ()):
+            self.walk(handler.body)
+        for case in getattr(node, "cases", ()):
+            self.walk(case.body)
+
     # scopes
-    def _enter(self, node: ast.AST, name: str, is_function: bool) -> None:
+    def _enter(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, is_function: bool) -> None:
         if self.scopes.at_module:
-            self.local_defs.add(name)
-        self.scopes.push(name, is_function)
-        self.generic_visit(node)
+            self.local_defs.add(node.name)
+        self.scopes.push(node.name, is_function)
+        self.walk(node.body)
         self.scopes.pop()
 
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
-        self._enter(node, node.name, True)
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self._enter(node, True)
 
-    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+    def _class(self, node: ast.ClassDef) -> None:
         qualname = self.scopes.child(node.name)
-        bases = tuple(d for d in (_dotted(b) for b in node.bases) if d)
+        bases = tuple(d for d in (dotted_name(b) for b in node.bases) if d)
         self.classes.append(
             ClassFact(f"{self.module}.{qualname}" if self.module else qualname, bases, node.lineno)
         )
-        self._enter(node, node.name, False)
+        self._enter(node, False)
 
     # bindings
     def _bind_import(self, local: str, target: str) -> None:
@@ -84,7 +108,7 @@ class _FactCollector(ast.NodeVisitor):
         if self.scopes.at_module:
             self.local_defs.add(local)
 
-    def visit_Import(self, node: ast.Import) -> None:
+    def _import(self, node: ast.Import) -> None:
         for alias in node.names:
             if alias.asname:
                 self._bind_import(alias.asname, alias.name)
@@ -92,7 +116,7 @@ class _FactCollector(ast.NodeVisitor):
                 head = alias.name.split(".")[0]
                 self._bind_import(head, head)
 
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+    def _import_from(self, node: ast.ImportFrom) -> None:
         base = resolve_relative(self.module, self.is_pkg, node.level, node.module)
         for alias in node.names:
             if alias.name == "*":
@@ -100,39 +124,48 @@ class _FactCollector(ast.NodeVisitor):
             target = f"{base}.{alias.name}" if base else alias.name
             self._bind_import(alias.asname or alias.name, target)
 
-    def visit_Assign(self, node: ast.Assign) -> None:
+    def _assign(self, node: ast.Assign) -> None:
         if self.scopes.at_module:
             for target in node.targets:
                 self.local_defs.update(_bound_names(target))
-        self.generic_visit(node)
 
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+    def _ann_assign(self, node: ast.AnnAssign) -> None:
         if self.scopes.at_module:
             self.local_defs.update(_bound_names(node.target))
-        self.generic_visit(node)
 
     # statements that may be error sites
-    def visit_Raise(self, node: ast.Raise) -> None:
-        kind = "raise" if node.exc is not None else "reraise"
-        self._statement(node, kind)
+    def _raise(self, node: ast.Raise) -> None:
+        self._statement(node, "raise" if node.exc is not None else "reraise")
 
-    def visit_Assert(self, node: ast.Assert) -> None:
+    def _assert(self, node: ast.Assert) -> None:
         self._statement(node, "assert" if node.msg is not None else "assert-nomsg")
 
     def _statement(self, node: ast.stmt, kind: str) -> None:
         end = node.end_lineno or node.lineno
         self.statements.append(StatementPosition(node.lineno, node.col_offset, end, kind))
-        self.generic_visit(node)
+
+    _handlers = {
+        ast.FunctionDef: _function,
+        ast.AsyncFunctionDef: _function,
+        ast.ClassDef: _class,
+        ast.Import: _import,
+        ast.ImportFrom: _import_from,
+        ast.Assign: _assign,
+        ast.AnnAssign: _ann_assign,
+        ast.Raise: _raise,
+        ast.Assert: _assert,
+    }
 
 
-def _dotted(node: ast.expr) -> str | None:
+def dotted_name(node: ast.expr) -> str | None:
+    """`a.b.C` for a name or attribute chain (`Generic[T]` counts as `Generic`), else None."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
+        inner = dotted_name(node.value)
         return f"{inner}.{node.attr}" if inner else None
     if isinstance(node, ast.Subscript):  # Generic[T] -> Generic
-        return _dotted(node.value)
+        return dotted_name(node.value)
     return None
 
 
@@ -146,7 +179,7 @@ def _bound_names(target: ast.expr) -> list[str]:
 
 def collect_facts(tree: ast.Module, module: str, is_pkg: bool) -> ModuleFacts:
     collector = _FactCollector(module, is_pkg)
-    collector.visit(tree)
+    collector.walk(tree.body)
     return ModuleFacts(
         module=module,
         is_package=is_pkg,
