@@ -5,19 +5,20 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Iterable
 
-from errscan.extract import FileResult, extract_file
+from errscan.extract import FileResult, extract_file, extract_file_from_ast
 from errscan.extract.sites import RawSite
 from errscan.graph.index import PackageIndex
 from errscan.ids import error_id
-from errscan.model import Catalog, ErrorSite, Excerpt, ScanSummary
+from errscan.model import Catalog, ErrorSite, Excerpt, ParseFailure, ScanSummary
 from errscan.scope import Scope
 from errscan.sources import Source, SourceFile
+from errscan.workers import TaskLost, run_all
 
 EXCERPT_CONTEXT = 10  # lines shown above and below a site
+FILE_TIME_LIMIT = 120.0  # seconds for one file; vLLM's largest takes a few
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,7 @@ class ScanOptions:
     repo: str
     scope: Scope
     jobs: int = 0  # 0: one process per core
+    file_time_limit: float = FILE_TIME_LIMIT
 
 
 def scan(source: Source, options: ScanOptions) -> Catalog:
@@ -34,7 +36,7 @@ def scan(source: Source, options: ScanOptions) -> Catalog:
     timings["read"] = time.perf_counter() - started
 
     mark = time.perf_counter()
-    results = extract_all(files, options.scope, options.jobs)
+    results = extract_all(files, options.scope, options.jobs, options.file_time_limit)
     timings["extract"] = time.perf_counter() - mark
 
     mark = time.perf_counter()
@@ -65,21 +67,35 @@ def scan(source: Source, options: ScanOptions) -> Catalog:
     )
 
 
-def extract_all(files: list[SourceFile], scope: Scope, jobs: int) -> list[FileResult]:
-    """Extract every file, spread over processes; results come back in path order whatever `jobs`."""
-    work = [(f, scope.catalogues(f.path)) for f in files]
+def extract_all(
+    files: list[SourceFile], scope: Scope, jobs: int, time_limit: float = FILE_TIME_LIMIT
+) -> list[FileResult]:
+    """Extract every file over `jobs` processes (0: one per core); results in path order whatever `jobs`.
+
+    A file whose extraction overran `time_limit` seconds or killed its worker is extracted again
+    from `ast` alone; one that fails even so is reported and left out.
+    """
+    # Largest first, so no core is left with one big file at the end while the others idle.
+    work = sorted(((f, scope.catalogues(f.path)) for f in files), key=lambda w: -len(w[0].data))
     jobs = jobs or os.cpu_count() or 1
-    if jobs == 1 or len(work) < 32:
-        results = [extract_file(f, c) for f, c in work]
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            chunk = max(1, len(work) // (jobs * 8))
-            results = list(pool.map(_extract_pair, work, chunksize=chunk))
+    results = run_all(_extract_pair, work, jobs, time_limit)
+    lost = [i for i, r in enumerate(results) if isinstance(r, TaskLost)]
+    retries = [(*work[i], results[i].reason) for i in lost]
+    for i, retried in zip(lost, run_all(_extract_from_ast, retries, jobs, time_limit)):
+        results[i] = _unreadable(work[i][0], retried.reason) if isinstance(retried, TaskLost) else retried
     return sorted(results, key=lambda r: r.path)
 
 
 def _extract_pair(pair: tuple[SourceFile, bool]) -> FileResult:
     return extract_file(*pair)
+
+
+def _extract_from_ast(retry: tuple[SourceFile, bool, str]) -> FileResult:
+    return extract_file_from_ast(*retry)
+
+
+def _unreadable(source: SourceFile, reason: str) -> FileResult:
+    return FileResult(source.path, source.digest, (), None, (), 0, ParseFailure(source.path, 1, f"{reason}; skipped"))
 
 
 def _catalogue(
