@@ -13,7 +13,7 @@ from errscan.cachedir import default_cache_dir
 from errscan.errors import EXIT_FAILURE, EXIT_USAGE, ErrscanError
 from errscan.profiles.vllm import VLLM
 from errscan.render import write_site
-from errscan.scan import FILE_TIME_LIMIT, ScanOptions, scan as run_scan
+from errscan.scan import ScanOptions, scan as run_scan
 from errscan.scope import Scope
 from errscan.sources import open_source
 
@@ -35,10 +35,9 @@ def cli() -> None:
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Leave out files matching GLOB (repeatable).")
 @click.option("--out", default="site", show_default=True, type=click.Path(file_okay=False, path_type=Path), help="Folder the site is written to (replaced atomically).")
 @click.option("--jobs", "-j", default=0, type=click.IntRange(min=0), help="Processes to use; 0 means one per core.")
-@click.option("--file-time-limit", default=FILE_TIME_LIMIT, show_default=True, type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", help="Longest one file may take; a file that overruns is catalogued from ast alone.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Cache folder. [default: $XDG_CACHE_HOME/errscan]")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
-def scan(src, commit, release, repo, include, exclude, out, jobs, file_time_limit, cache_dir, quiet) -> None:
+def scan(src, commit, release, repo, include, exclude, out, jobs, cache_dir, quiet) -> None:
     """Scan SRC (a folder, or a git repo with --commit) or a --release into a site at --out."""
     if "/" not in repo or repo.count("/") != 1:
         raise click.BadParameter("expected OWNER/NAME", param_hint="--repo")
@@ -46,7 +45,7 @@ def scan(src, commit, release, repo, include, exclude, out, jobs, file_time_limi
         src, profile=PROFILE, commit=commit, release=release, cache_dir=cache_dir or default_cache_dir()
     )
     scope = Scope(tuple(include) or PROFILE.default_include, tuple(exclude))
-    catalog = run_scan(source, ScanOptions(repo=repo, scope=scope, jobs=jobs, file_time_limit=file_time_limit))
+    catalog = run_scan(source, ScanOptions(repo=repo, scope=scope, jobs=jobs))
     for failure in catalog.summary.parse_failures:
         click.echo(f"{failure.path}:{failure.line}: {failure.reason}", err=True)
     if not catalog.summary.files_catalogued:

@@ -76,16 +76,17 @@ def run_all(
     results: list[R | TaskLost | None] = [None] * len(items)
     queue = deque(range(len(items)))
     workers: list[_Worker[T, R]] = []
+
+    def feed(worker: _Worker[T, R]) -> None:
+        if queue:
+            index = queue.popleft()
+            worker.start(index, items[index], time_limit)
+
     try:
         workers = [_Worker(function) for _ in range(min(jobs, len(items)))]
-        while True:
-            for worker in workers:
-                if worker.task is None and queue:
-                    index = queue.popleft()
-                    worker.start(index, items[index], time_limit)
-            busy = [w for w in workers if w.task is not None]
-            if not busy:
-                break
+        for worker in workers:
+            feed(worker)
+        while busy := [w for w in workers if w.task is not None]:
             timeout = max(0.0, min(w.deadline for w in busy) - time.monotonic())
             wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout)
             for position, worker in enumerate(workers):
@@ -95,7 +96,9 @@ def run_all(
                 if lost:
                     results[worker.task] = lost
                     worker.stop()
-                    workers[position] = _Worker(function)
+                    worker = workers[position] = _Worker(function)
+                if worker.task is None:
+                    feed(worker)  # at once: the other workers' results can be read meanwhile
     finally:
         for worker in workers:
             worker.stop()
