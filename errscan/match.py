@@ -1,9 +1,10 @@
 """Templates as matchers: from a concrete message back to the template that printed it.
 
-A template compiles to one regular expression that both Python's `re` and JavaScript's `RegExp`
+A template compiles to regular expressions that both Python's `re` and JavaScript's `RegExp`
 accept (the site's search loads the same pattern strings from its index), so the rules live here
 only: literal parts must match, runs of whitespace match any whitespace, placeholders match any
-text (also none, also across lines).
+text (also none, also across lines). `score_message` ranks a message against one template with
+three rules, exact, truncated and fuzzy; docs/matching.md states them for the JavaScript port.
 """
 
 from __future__ import annotations
@@ -13,6 +14,10 @@ from dataclasses import dataclass
 
 _ANY = r"([\s\S]*?)"
 _SPECIAL = re.compile(r"[\\^$.|?*+()\[\]{}/]")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+PIN_MIN_CHARS = 10  # literal characters a message must show for its template to pin the error
+FUZZY_MIN = 0.5  # word similarity below which a template is no candidate at all
 
 
 @dataclass(frozen=True)
@@ -24,8 +29,10 @@ class Piece:
 @dataclass(frozen=True)
 class CompiledTemplate:
     pattern: str  # anchored regex source, valid in Python and JavaScript
+    prefix_pattern: str  # the same, but matching any beginning of an instance (a cut message)
     fields: tuple[str, ...]  # the placeholder expression each group binds
     literal: str  # the literal text alone, whitespace folded: what a match must show
+    words: tuple[str, ...]  # sorted distinct words of the literal text, for the fuzzy rule
 
     @property
     def literal_chars(self) -> int:
@@ -80,29 +87,44 @@ def _field_end(template: str, start: int) -> int:
 
 def compile_template(template: str) -> CompiledTemplate:
     parts: list[str] = []
+    prefix_parts: list[str] = []
     fields: list[str] = []
     literal: list[str] = []
     for piece in split_template(template):
         if piece.is_field:
             if not parts or parts[-1] != _ANY:  # two adjacent fields bind as one
                 parts.append(_ANY)
+                prefix_parts.append(_ANY)
                 fields.append(piece.text)
             else:
                 fields[-1] += "}{" + piece.text
             literal.append(" ")
             continue
         parts.append(_literal_pattern(piece.text))
+        prefix_parts.append(_literal_pattern(piece.text, cut=True))
         literal.append(piece.text)
-    pattern = "^\\s*" + "".join(parts) + "\\s*$"
-    return CompiledTemplate(pattern, tuple(fields), " ".join("".join(literal).split()))
+    folded = " ".join("".join(literal).split())
+    return CompiledTemplate(
+        pattern="^\\s*" + "".join(parts) + "\\s*$",
+        prefix_pattern="^\\s*" + "".join(prefix_parts) + "$",
+        fields=tuple(fields),
+        literal=folded,
+        words=words(folded),
+    )
 
 
-def _literal_pattern(text: str) -> str:
+def _literal_pattern(text: str, cut: bool = False) -> str:
+    """Literal text as regex; with `cut`, every character may instead be the end of the message."""
     out: list[str] = []
     for chunk in re.split(r"(\s+)", text):
         if not chunk:
             continue
-        out.append(r"\s+" if chunk.isspace() else _SPECIAL.sub(lambda m: "\\" + m.group(), chunk))
+        if chunk.isspace():
+            out.append(r"(?:\s+|$)" if cut else r"\s+")
+            continue
+        for char in chunk if cut else (chunk,):
+            escaped = _SPECIAL.sub(lambda m: "\\" + m.group(), char)
+            out.append(f"(?:{escaped}|$)" if cut else escaped)
     return "".join(out)
 
 
@@ -112,3 +134,65 @@ def bind(compiled: CompiledTemplate, message: str) -> dict[str, str] | None:
     if found is None:
         return None
     return {field: value.strip() for field, value in zip(compiled.fields, found.groups())}
+
+
+def words(text: str) -> tuple[str, ...]:
+    """Distinct lower-cased words (a letter or `_`, then letters, digits, `_`), sorted.
+
+    Bare numbers are no words: in a concrete message they are nearly always placeholder values.
+    """
+    return tuple(sorted({w.lower() for w in _WORD.findall(text)}))
+
+
+@dataclass(frozen=True)
+class MessageMatch:
+    rule: str  # "exact" | "truncated" | "fuzzy"
+    score: float  # 0..1, comparable within one rule; rules rank exact > truncated > fuzzy
+    bindings: dict[str, str]  # placeholder expression -> the text it printed (exact, truncated)
+    pinned: bool  # the literal text alone identifies the template
+
+
+RULE_RANK = {"exact": 3, "truncated": 2, "fuzzy": 1}
+
+
+def score_message(compiled: CompiledTemplate, message: str) -> MessageMatch | None:
+    """How well `message` fits the template, by the first rule that applies (all on stripped text):
+
+    - exact: `pattern` matches. With L the template's literal characters and B those of the bound
+      values (whitespace never counts), score = L / (L + B): the share of the message the template
+      explains, 1.0 for a template without placeholders. Pinned when L >= PIN_MIN_CHARS.
+    - truncated: `prefix_pattern` matches, so the message is the beginning of an instance (cut by a
+      UI or a log shipper). With S = message characters - B the literal characters shown,
+      score = S / (S + B) * S / L: explained share times the share of the template seen; no
+      match when S = 0. Pinned when S >= PIN_MIN_CHARS. Placeholders never reached are not bound.
+    - fuzzy: for a reworded message (another release). With T the template's `words` and M the
+      message's, score = 2 |T & M| / (|T| + |M|) (Dice); a candidate when score >= FUZZY_MIN.
+      Never pinned, no bindings.
+
+    None when no rule applies. Deterministic: the same strings always give the same result.
+    """
+    message = message.strip()
+    bindings = bind(compiled, message)
+    literal = compiled.literal_chars
+    if bindings is not None:
+        bound = sum(_chars(v) for v in bindings.values())
+        score = literal / (literal + bound) if literal + bound else 0.0
+        return MessageMatch("exact", round(score, 4), bindings, literal >= PIN_MIN_CHARS)
+    cut = re.match(compiled.prefix_pattern, message) if message else None
+    values = {f: v.strip() for f, v in zip(compiled.fields, cut.groups()) if v.strip()} if cut else {}
+    seen = _chars(message) - sum(_chars(v) for v in values.values())
+    if cut is not None and seen > 0 and literal:
+        score = seen / _chars(message) * min(1.0, seen / literal)
+        return MessageMatch("truncated", round(score, 4), values, seen >= PIN_MIN_CHARS)
+    message_words = words(message)
+    if not compiled.words or not message_words:
+        return None
+    shared = len(set(compiled.words) & set(message_words))
+    score = 2 * shared / (len(compiled.words) + len(message_words))
+    if score < FUZZY_MIN:
+        return None
+    return MessageMatch("fuzzy", round(score, 4), {}, False)
+
+
+def _chars(text: str) -> int:
+    return sum(1 for c in text if not c.isspace())

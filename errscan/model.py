@@ -35,21 +35,10 @@ class Placeholder:
 
 
 @dataclass(frozen=True)
-class Condition:
-    """A boolean condition in Python syntax, with what could not be understood said plainly."""
-
-    code: str  # simplified, locals substituted by their single dominating assignment
-    raw: str  # as the code states it, before substitution
-    plain: str  # the same in plain words where the forms are common, else the code again
-    partial: bool = False  # some step was not understood: `unknown` says which
-    unknown: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
 class Contribution:
     """Accumulate-then-raise: one guarded `append` that adds text to the message."""
 
-    condition: Condition
+    condition: str  # when this part is appended (Python expression)
     text: str  # template of what it appends
 
 
@@ -57,37 +46,53 @@ class Contribution:
 class ChainStep:
     """One call on the way from an entry point to the raising function."""
 
-    function: str  # qualified name of the function called
+    caller: str  # qualified name of the calling function
+    callee: str  # qualified name of the function called
     path: str  # where the call is written
     line: int
-    condition: Condition | None  # the call site's own path condition, if any
+    condition: str | None  # the call site's own path condition, if any
 
 
 @dataclass(frozen=True)
 class Chain:
-    entry: str  # qualified name of the entry point
-    entry_kind: str  # e.g. "connector-init", "connector-interface", "config-validation", "main"
-    steps: tuple[ChainStep, ...]  # calls from the entry to the raising function, in order
+    entry_kind: str  # "connector-init", "connector-interface", "config-validation", "main", ...
+    path: tuple[str, ...]  # qualified names, entry first, raising function last
+    steps: tuple[ChainStep, ...]  # steps[i] calls path[i + 1] from path[i]
+    condition: str | None  # conjunction of the call-site conditions along the chain
+    trigger: str | None  # the chain's condition and the site's: when this way in raises
 
 
 @dataclass(frozen=True)
 class Knob:
     """A user-facing setting that decides whether the error fires."""
 
-    kind: str  # "connector" | "cli-flag" | "config-field" | "extra-config" | "env"
+    kind: str  # "cli_flag" | "config_field" | "extra_config" | "env" | "connector"
     name: str  # e.g. "--decode-context-parallel-size", "use_native", "LMCACHE_USE_UPSTREAM_MP"
-    detail: str = ""  # where it is read, or the condition it appears in
+    detail: str = ""  # where it is read, its default, or the condition it appears in
+
+
+@dataclass(frozen=True)
+class Related:
+    id: str
+    reason: str
 
 
 @dataclass(frozen=True)
 class Trigger:
-    """When an error fires: the path condition at the raise, how the engine gets there, what decides it."""
+    """When an error fires: the condition at the raise, how the engine gets there, what decides it."""
 
-    condition: Condition | None
+    condition: str | None  # the site's path condition, locals substituted (Python expression)
+    conjuncts: tuple[str, ...]  # its top-level `and` terms
+    raw_condition: str | None  # as the code states it, before substitution
+    plain: str | None = None  # in plain words, where the forms are common
+    partial: bool = False  # some step was not understood: `unknown` says which
+    unknown: tuple[str, ...] = ()
     contributions: tuple[Contribution, ...] = ()
     chains: tuple[Chain, ...] = ()
     connectors: tuple[str, ...] = ()
     knobs: tuple[Knob, ...] = ()
+    solutions: tuple[str, ...] = ()
+    related: tuple[Related, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -132,6 +137,12 @@ class ScanSummary:
     asserts: int
     reraises: int
     parse_failures: tuple[ParseFailure, ...]
+    graph_files: int = 0  # files whose facts the call graph was built from
+    graph_functions: int = 0
+    graph_edges: int = 0
+    unresolved_calls: int = 0
+    entry_points: int = 0
+    errors_with_chain: int = 0
     stage_seconds: dict[str, float] = field(default_factory=dict, compare=False, hash=False)
 
 
@@ -145,6 +156,7 @@ class Catalog:
     errors: tuple[ErrorSite, ...]
     summary: ScanSummary
     schema_version: int = SCHEMA_VERSION
+    callgraph: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def by_id(self) -> dict[str, ErrorSite]:
         return {e.id: e for e in self.errors}
@@ -195,32 +207,28 @@ def catalog_from_dict(data: dict[str, Any]) -> Catalog:
     )
 
 
-def _condition_from_dict(data: dict[str, Any] | None) -> Condition | None:
-    if not data:
-        return None
-    return Condition(**{**_known_fields(Condition, data), "unknown": tuple(data.get("unknown", ()))})
-
-
 def _trigger_from_dict(data: dict[str, Any]) -> Trigger:
     return Trigger(
-        condition=_condition_from_dict(data.get("condition")),
-        contributions=tuple(
-            Contribution(_condition_from_dict(c["condition"]), c["text"])
-            for c in data.get("contributions", ())
-        ),
-        chains=tuple(
-            Chain(
-                c["entry"],
-                c["entry_kind"],
-                tuple(
-                    ChainStep(s["function"], s["path"], s["line"], _condition_from_dict(s.get("condition")))
-                    for s in c["steps"]
-                ),
-            )
-            for c in data.get("chains", ())
-        ),
-        connectors=tuple(data.get("connectors", ())),
-        knobs=tuple(Knob(**k) for k in data.get("knobs", ())),
+        **{
+            **_known_fields(Trigger, data),
+            "conjuncts": tuple(data.get("conjuncts", ())),
+            "unknown": tuple(data.get("unknown", ())),
+            "contributions": tuple(Contribution(**c) for c in data.get("contributions", ())),
+            "chains": tuple(
+                Chain(
+                    **{
+                        **_known_fields(Chain, c),
+                        "path": tuple(c["path"]),
+                        "steps": tuple(ChainStep(**s) for s in c["steps"]),
+                    }
+                )
+                for c in data.get("chains", ())
+            ),
+            "connectors": tuple(data.get("connectors", ())),
+            "knobs": tuple(Knob(**k) for k in data.get("knobs", ())),
+            "solutions": tuple(data.get("solutions", ())),
+            "related": tuple(Related(**r) for r in data.get("related", ())),
+        }
     )
 
 

@@ -8,11 +8,17 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable
 
+from errscan.analysis import analyze
 from errscan.extract import FileResult, extract_file, extract_file_from_ast
+from errscan.extract.facts import ModuleFacts
 from errscan.extract.sites import RawSite
+from errscan.extract.templates import normalize
+from errscan.graph.calls import CallGraph
 from errscan.graph.index import PackageIndex
 from errscan.ids import error_id
 from errscan.model import Catalog, ErrorSite, Excerpt, ParseFailure, ScanSummary
+from errscan.profiles import Profile
+from errscan.profiles.vllm import VLLM
 from errscan.scope import Scope
 from errscan.sources import Source, SourceFile
 from errscan.workers import TaskLost, run_all
@@ -26,6 +32,7 @@ class ScanOptions:
     repo: str
     scope: Scope
     jobs: int = 0  # 0: one process per core
+    profile: Profile = VLLM
     file_time_limit: float = FILE_TIME_LIMIT
 
 
@@ -41,8 +48,16 @@ def scan(source: Source, options: ScanOptions) -> Catalog:
 
     mark = time.perf_counter()
     index = PackageIndex([r.facts for r in results if r.facts is not None])
-    errors = tuple(_catalogue(results, index, options.repo, source.commit))
+    sites = list(_catalogue(results, index, options.repo, source.commit))
     timings["catalog"] = time.perf_counter() - mark
+
+    mark = time.perf_counter()
+    graph = CallGraph(index, {r.facts.module: r.path for r in results if r.facts is not None})
+    timings["graph"] = time.perf_counter() - mark
+
+    mark = time.perf_counter()
+    errors, stats = analyze(sites, graph, options.profile)
+    timings["analysis"] = time.perf_counter() - mark
     timings["total"] = time.perf_counter() - started
 
     catalogued = [r for r in results if options.scope.catalogues(r.path)]
@@ -54,6 +69,12 @@ def scan(source: Source, options: ScanOptions) -> Catalog:
         asserts=kinds["assert"],
         reraises=sum(r.reraises for r in results),
         parse_failures=tuple(r.failure for r in results if r.failure is not None),
+        graph_files=len(index.modules),
+        graph_functions=graph.graph.number_of_nodes(),
+        graph_edges=graph.graph.number_of_edges(),
+        unresolved_calls=sum(graph.unresolved.values()),
+        entry_points=stats.entries,
+        errors_with_chain=stats.with_chain,
         stage_seconds={k: round(v, 3) for k, v in timings.items()},
     )
     return Catalog(
@@ -62,8 +83,9 @@ def scan(source: Source, options: ScanOptions) -> Catalog:
         version=source.version,
         include=options.scope.include,
         exclude=options.scope.exclude,
-        errors=errors,
+        errors=tuple(errors),
         summary=summary,
+        callgraph=graph.callgraph_document(),
     )
 
 
@@ -100,14 +122,14 @@ def _unreadable(source: SourceFile, reason: str) -> FileResult:
 
 def _catalogue(
     results: Iterable[FileResult], index: PackageIndex, repo: str, commit: str | None
-) -> Iterable[ErrorSite]:
+) -> Iterable[tuple[ErrorSite, RawSite, ModuleFacts]]:
     for result in results:
         twins: Counter[tuple[str, str, str]] = Counter()
         for raw in result.sites:
-            key = (raw.function, raw.exception.rsplit(".", 1)[-1], raw.message)
+            key = (raw.function, raw.exception.rsplit(".", 1)[-1], normalize(raw.message))
             ordinal = twins[key]
             twins[key] += 1
-            yield _error_site(raw, result, index, repo, commit, ordinal)
+            yield _error_site(raw, result, index, repo, commit, ordinal), raw, result.facts
 
 
 def _error_site(

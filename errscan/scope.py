@@ -13,13 +13,13 @@ from errscan.errors import UsageError
 class Scope:
     include: tuple[str, ...]
     exclude: tuple[str, ...] = ()
-    _include: pathspec.PathSpec = field(init=False, repr=False, compare=False)
-    _exclude: pathspec.PathSpec = field(init=False, repr=False, compare=False)
+    _include: pathspec.GitIgnoreSpec = field(init=False, repr=False, compare=False)
+    _exclude: pathspec.GitIgnoreSpec = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         try:
-            object.__setattr__(self, "_include", pathspec.PathSpec.from_lines("gitwildmatch", self.include))
-            object.__setattr__(self, "_exclude", pathspec.PathSpec.from_lines("gitwildmatch", self.exclude))
+            object.__setattr__(self, "_include", pathspec.GitIgnoreSpec.from_lines(self.include))
+            object.__setattr__(self, "_exclude", pathspec.GitIgnoreSpec.from_lines(self.exclude))
         except (ValueError, TypeError) as exc:  # pathspec reports a bad pattern as ValueError
             raise UsageError(f"bad --include/--exclude pattern: {exc}") from exc
 

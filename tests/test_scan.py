@@ -1,4 +1,5 @@
-"""The scan: output independent of the number of processes; a file that hangs costs only itself."""
+"""The scan: ids, bases, and output independent of the number of processes; a file that hangs
+costs only itself."""
 
 from __future__ import annotations
 
@@ -8,10 +9,41 @@ from pathlib import Path
 import errscan.scan
 from conftest import FIXTURES, run_cli, source_file
 from errscan.extract import extract_file
-from errscan.scan import extract_all
+from errscan.profiles.vllm import VLLM
+from errscan.scan import ScanOptions, extract_all, scan
 from errscan.scope import Scope
+from errscan.sources.folder import FolderSource
 
 PATTERNS = FIXTURES / "patterns"
+
+
+def scan_patterns(jobs=1):
+    source = FolderSource(FIXTURES / "patterns", VLLM)
+    return scan(source, ScanOptions(repo="o/r", scope=Scope(("**",)), jobs=jobs))
+
+
+def test_identical_twins_get_distinct_ids_and_ids_are_unique():
+    catalog = scan_patterns()
+    twins = [e for e in catalog.errors if e.function == "twins"]
+    assert len(twins) == 2 and twins[0].id != twins[1].id
+    assert len({e.id for e in catalog.errors}) == len(catalog.errors)
+
+
+def test_ids_survive_a_move(tmp_path):
+    source = (FIXTURES / "patterns" / "literals.py").read_text()
+    (tmp_path / "literals.py").write_text(source)
+    before = {e.message: e.id for e in scan(FolderSource(tmp_path, VLLM), ScanOptions("o/r", Scope(("**",)))).errors}
+    (tmp_path / "literals.py").write_text("\n\n# moved down\n" + source)
+    after = scan(FolderSource(tmp_path, VLLM), ScanOptions("o/r", Scope(("**",)))).errors
+    assert {e.message: e.id for e in after} == before
+    assert all(e.line > 3 for e in after)
+
+
+def test_exception_bases_follow_classes_in_the_tree():
+    catalog = scan_patterns()
+    (timeout,) = [e for e in catalog.errors if e.message == "timed out"]
+    assert timeout.exception_qualname == "errors.KVTimeoutError"
+    assert timeout.exception_bases == ("errors.KVTransferError", "builtins.RuntimeError")
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:

@@ -1,15 +1,35 @@
-"""Definitions and imports of one module, from the stdlib `ast` (fast enough for a whole package).
+"""Definitions, imports, calls and path conditions of one module, from the stdlib `ast`.
 
-These facts feed name resolution for raise sites and, later, the call graph. Scopes are named like
-Python's `__qualname__`: `Class.method`, `outer.<locals>.inner`, and `""` for the module itself.
+One walk per file gathers everything the whole-package analysis needs: it is fast enough for all
+of vLLM, where libcst is kept for the catalogued files' concrete syntax. Scopes are named like
+Python's `__qualname__` (`Class.method`, `outer.<locals>.inner`, `""` for the module), and every
+call, return, `append` and raise/assert statement carries its path condition within its function.
 """
 
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from dataclasses import dataclass
 
+from errscan.extract.conditions import (
+    Condition, Term, conjuncts, loop_term, make_term, negate, pseudo_term, unparse,
+)
 from errscan.extract.names import ScopeStack, resolve_relative
+
+_EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+# Nodes that hold no call, or whose calls belong to another scope.
+_LEAVES = frozenset({
+    ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del, ast.FunctionDef, ast.AsyncFunctionDef,
+    ast.ClassDef, ast.Lambda, str, int, bool,
+})
+
+
+@dataclass(frozen=True)
+class FieldFact:
+    name: str
+    annotation: str | None  # dotted, outer generic stripped: `list[X]` -> `list`
+    default: str | None  # the default's source when it is a dotted name (`ParallelConfig.x`)
 
 
 @dataclass(frozen=True)
@@ -17,6 +37,62 @@ class ClassFact:
     qualname: str  # fully qualified: module.Class
     bases: tuple[str, ...]  # as written, dotted ("Base", "errors.KVError")
     line: int
+    decorators: tuple[str, ...] = ()
+    fields: tuple[FieldFact, ...] = ()  # annotated class-level names (dataclass fields)
+    methods: tuple[str, ...] = ()  # names of the functions defined in the class body
+
+
+@dataclass(frozen=True)
+class FunctionFact:
+    qualname: str  # fully qualified: module.Class.method
+    scope: str  # the module-relative scope: Class.method
+    line: int
+    params: tuple[tuple[str, str | None], ...]  # (name, annotation dotted)
+    decorators: tuple[str, ...]
+    docstring: str | None
+    class_qualname: str | None  # the class it is a method of
+    returns: str | None = None  # return annotation, dotted, `X | None` stripped to X
+
+
+@dataclass(frozen=True)
+class CallFact:
+    caller: str  # module-relative scope of the calling function ("" for module level)
+    callee: str  # the called expression as dotted text: "f", "self.m", "super().m", "mod.C"
+    line: int
+    condition: Condition
+    literal_args: tuple[str | None, ...]  # string-literal positional arguments, None for others
+    # The callee's head is a local bound to names: the callee through each binding, and when it
+    # was made (None where a binding is not a plain name, such as a call's result).
+    aliases: tuple[tuple[str | None, Condition], ...] = ()
+    # "call": a call; "reference": a function passed as a value (`Thread(target=self.run)`) or
+    # registered by a decorator call (`@app.post("/x")`), which the receiver calls later.
+    kind: str = "call"
+
+
+@dataclass(frozen=True)
+class ReturnFact:
+    scope: str
+    value: str | None  # dotted text of the returned value, if it is a name
+    line: int
+    condition: Condition
+
+
+@dataclass(frozen=True)
+class AppendFact:
+    scope: str
+    target: str  # the list's local name
+    argument: str  # the appended expression's source
+    line: int
+    condition: Condition
+
+
+@dataclass(frozen=True)
+class AttributeType:
+    class_scope: str  # module-relative class scope
+    attribute: str
+    type: str  # dotted, as written
+    from_call: bool = False  # `type` is a called function's name: the attribute holds what it returns
+    scope: str = ""  # where it is written (its imports name the type); the class body if ""
 
 
 SITE_KINDS = frozenset({"raise", "assert"})  # the statement kinds that are catalogued
@@ -24,12 +100,14 @@ SITE_KINDS = frozenset({"raise", "assert"})  # the statement kinds that are cata
 
 @dataclass(frozen=True)
 class StatementPosition:
-    """Where a `raise` or `assert` statement sits; `kind` tells which and whether it is a site."""
+    """A `raise` or `assert` statement; `kind` tells which and whether it is a site."""
 
     line: int
     col: int
     end_line: int
     kind: str  # "raise" | "reraise" | "assert" | "assert-nomsg"
+    condition: Condition = ()
+    partial: tuple[str, ...] = ()  # steps on the way that were not understood
 
 
 @dataclass(frozen=True)
@@ -40,6 +118,12 @@ class ModuleFacts:
     local_defs: frozenset[str]  # module-level names bound by def, class, assignment or import
     classes: tuple[ClassFact, ...]
     statements: tuple[StatementPosition, ...]  # every raise/assert, in source order
+    functions: tuple[FunctionFact, ...] = ()
+    calls: tuple[CallFact, ...] = ()
+    returns: tuple[ReturnFact, ...] = ()
+    appends: tuple[AppendFact, ...] = ()
+    attribute_types: tuple[AttributeType, ...] = ()
+    module_values: dict[str, str] | None = None  # module-level `X = call()` / `X = Y`: X -> source
 
     def lookup(self, scope: str) -> dict[str, str]:
         """Imports visible in `scope`: the module's, overridden by enclosing functions' own."""
@@ -50,11 +134,17 @@ class ModuleFacts:
         return visible
 
 
-class _FactCollector:
-    """Walks statements only: definitions, imports and raise/assert never sit inside an expression,
-    and skipping expressions makes this walk a small fraction of `ast.parse` (a NodeVisitor over
-    every node costs more than the parse itself)."""
+@dataclass
+class _Frame:
+    """Per-function state of the walk."""
 
+    scope: str
+    once: frozenset[str]  # locals assigned exactly once in the function
+    params: dict[str, str]  # annotated parameters: name -> annotation
+    aliases: dict[str, list[tuple[str | None, Condition]]]
+
+
+class _FactCollector:
     def __init__(self, module: str, is_pkg: bool):
         self.module = module
         self.is_pkg = is_pkg
@@ -62,111 +152,391 @@ class _FactCollector:
         self.imports: dict[str, dict[str, str]] = {}
         self.local_defs: set[str] = set()
         self.classes: list[ClassFact] = []
+        self.functions: list[FunctionFact] = []
+        self.calls: list[CallFact] = []
+        self.returns: list[ReturnFact] = []
+        self.appends: list[AppendFact] = []
+        self.attribute_types: list[AttributeType] = []
         self.statements: list[StatementPosition] = []
+        self.module_values: dict[str, str] = {}
+        self.frame = _Frame("", frozenset(), {}, {})
+        self.class_stack: list[str] = []
 
-    def walk(self, body: list[ast.stmt]) -> None:
-        for node in body:
-            handler = self._handlers.get(type(node))
-            if handler is not None:
-                handler(self, node)
-            else:
-                self._nested(node)
+    def qualify_scope(self, scope: str) -> str:
+        return f"{self.module}.{scope}" if self.module and scope else (scope or self.module)
 
-    def _nested(self, node: ast.stmt) -> None:
-        """The statement blocks of a compound statement (if, for, while, with, try, match)."""
-        for name in ("body", "orelse", "finalbody"):
-            block = getattr(node, name, None)
-            if block:
-                self.walk(block)
-        for handler in getattr(node, "handlers", ()):
-            self.walk(handler.body)
-        for case in getattr(node, "cases", ()):
-            self.walk(case.body)
+    # blocks and statements
+    def block(self, body: list[ast.stmt], terms: Condition, env: dict[str, ast.expr], partial: tuple[str, ...]) -> None:
+        env = dict(env)
+        for stmt in body:
+            self.statement(stmt, terms, env, partial)
+            if isinstance(stmt, ast.If):
+                body_exits, else_exits = _exits(stmt.body), bool(stmt.orelse) and _exits(stmt.orelse)
+                if body_exits and not else_exits:
+                    terms = terms + tuple(make_term(c, env) for c in conjuncts(negate(stmt.test)))
+                elif else_exits and not body_exits:
+                    terms = terms + tuple(make_term(c, env) for c in conjuncts(stmt.test))
+            elif isinstance(stmt, ast.Assert):
+                terms = terms + tuple(make_term(c, env) for c in conjuncts(stmt.test))
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                bound = _dotted(targets[0]) if len(targets) == 1 else None
+                if bound in self.frame.once:  # a local, or a `self.x` set once in this function
+                    env[bound] = stmt.value
 
-    # scopes
-    def _enter(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, is_function: bool) -> None:
+    def statement(self, stmt: ast.stmt, terms: Condition, env: dict[str, ast.expr], partial: tuple[str, ...]) -> None:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.function(stmt)
+        elif isinstance(stmt, ast.ClassDef):
+            self.klass(stmt)
+        elif isinstance(stmt, ast.If):
+            self.expressions([stmt.test], terms)
+            test_terms = tuple(make_term(c, env) for c in conjuncts(stmt.test))
+            self.block(stmt.body, terms + test_terms, env, partial)
+            if stmt.orelse:
+                negated = tuple(make_term(c, env) for c in conjuncts(negate(stmt.test)))
+                self.block(stmt.orelse, terms + negated, env, partial)
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            self.expressions([stmt.iter], terms)
+            self.block(stmt.body, terms + (loop_term(stmt.target, stmt.iter, env),), env, partial)
+            if stmt.orelse:
+                self.block(stmt.orelse, terms, env, partial + (f"line {stmt.lineno}: for-else",))
+        elif isinstance(stmt, ast.While):
+            self.expressions([stmt.test], terms)
+            self.block(stmt.body, terms + tuple(make_term(c, env) for c in conjuncts(stmt.test)), env, partial)
+            if stmt.orelse:
+                self.block(stmt.orelse, terms, env, partial + (f"line {stmt.lineno}: while-else",))
+        elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            self.block(stmt.body, terms, env, partial)
+            guarded = _guarded_description(stmt.body)
+            for handler in stmt.handlers:
+                caught = unparse(handler.type) if handler.type is not None else "Exception"
+                self.block(handler.body, terms + (pseudo_term(f"raises({caught}, {guarded})"),), env, partial)
+            self.block(stmt.orelse, terms, env, partial)
+            self.block(stmt.finalbody, terms, env, partial)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            self.expressions([item.context_expr for item in stmt.items], terms)
+            self.block(stmt.body, terms, env, partial)
+        elif isinstance(stmt, ast.Match):
+            self.expressions([stmt.subject], terms)
+            subject = unparse(stmt.subject)
+            for case in stmt.cases:
+                term = _case_term(subject, case.pattern, env)
+                self.block(case.body, terms + (term,), env, partial + ((f"line {case.pattern.lineno}: case guard",) if case.guard else ()))
+        else:
+            self.simple(stmt, terms, env, partial)
+
+    def simple(self, stmt: ast.stmt, terms: Condition, env: dict[str, ast.expr], partial: tuple[str, ...]) -> None:
+        if isinstance(stmt, ast.Raise):
+            kind = "raise" if stmt.exc is not None else "reraise"
+            self.position(stmt, kind, terms, partial)
+        elif isinstance(stmt, ast.Assert):
+            self.position(stmt, "assert" if stmt.msg is not None else "assert-nomsg", terms, partial)
+        elif isinstance(stmt, ast.Return):
+            self.returns.append(ReturnFact(self.frame.scope, _dotted(stmt.value) if stmt.value else None, stmt.lineno, terms))
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            self.import_(stmt)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            self.assignment(stmt)
+            self.alias(stmt, terms)
+        self.expressions([stmt], terms)
+
+    def alias(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition) -> None:
+        """`cls = module.Impl`: remember what a later `cls(...)` may call, and when."""
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if self.scopes.at_module or len(targets) != 1 or not isinstance(targets[0], ast.Name) or stmt.value is None:
+            return
+        value = stmt.value
+        if isinstance(value, (ast.Name, ast.Attribute)):
+            bindings = self.expand(_dotted(value), terms)
+        elif isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)) and _dotted(value.func):
+            bindings = [(text + "()" if text else None, when) for text, when in self.expand(_dotted(value.func), terms)]
+        else:
+            bindings = [(None, terms)]
+        self.frame.aliases.setdefault(targets[0].id, []).extend(bindings)
+
+    def expand(self, dotted: str | None, terms: Condition) -> list[tuple[str | None, Condition]]:
+        """A dotted name whose head is itself a local alias, through each of that alias's bindings."""
+        if dotted is None:
+            return [(None, terms)]
+        head, dot, rest = dotted.partition(".")
+        known = self.frame.aliases.get(head)
+        if not known:
+            return [(dotted, terms)]
+        return [(None if base is None else base + dot + rest, when + terms) for base, when in known]
+
+    def position(self, stmt: ast.stmt, kind: str, terms: Condition, partial: tuple[str, ...]) -> None:
+        end = stmt.end_lineno or stmt.lineno
+        self.statements.append(StatementPosition(stmt.lineno, stmt.col_offset, end, kind, terms, partial))
+
+    def expressions(self, nodes: list[ast.AST], terms: Condition) -> None:
+        """Calls (and list appends) within these nodes, not descending into nested scopes."""
+        stack: list = list(nodes)
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind in _LEAVES or not isinstance(node, ast.AST):
+                continue
+            if kind is ast.Call:
+                self.call(node, terms)
+            for name in node._fields:
+                value = getattr(node, name, None)
+                if type(value) is list:
+                    stack.extend(value)
+                elif value is not None:
+                    stack.append(value)
+
+    def call(self, node: ast.Call, terms: Condition) -> None:
+        for argument in [*node.args, *(k.value for k in node.keywords)]:
+            passed = _dotted(argument) if isinstance(argument, (ast.Name, ast.Attribute)) else None
+            if passed:
+                self.calls.append(CallFact(self.frame.scope, passed, node.lineno, terms, (), (), "reference"))
+        callee = _callee_text(node.func)
+        if callee is None:
+            return
+        literal = tuple(a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in node.args)
+        aliases = tuple(self.expand(callee, ())) if callee.split(".")[0] in self.frame.aliases else ()
+        self.calls.append(CallFact(self.frame.scope, callee, node.lineno, terms, literal, aliases))
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "append" and isinstance(func.value, ast.Name) and len(node.args) == 1:
+            source = unparse(node.args[0])
+            self.appends.append(AppendFact(self.frame.scope, func.value.id, source, node.lineno, terms))
+
+    # definitions
+    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         if self.scopes.at_module:
             self.local_defs.add(node.name)
-        self.scopes.push(node.name, is_function)
-        self.walk(node.body)
+        self.expressions(node.decorator_list + list(node.args.defaults), ())
+        self.scopes.push(node.name, True)
+        scope = self.scopes.current
+        params = tuple(
+            (a.arg, _dotted(_strip_generic(a.annotation)) if a.annotation is not None else None)
+            for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+        )
+        klass = self.class_stack[-1] if self.class_stack and self.class_stack[-1] == scope.rsplit(".", 1)[0] else None
+        self.functions.append(
+            FunctionFact(
+                self.qualify_scope(scope), scope, node.lineno, params,
+                tuple(d for d in (_dotted(_strip_call(x)) for x in node.decorator_list) if d),
+                ast.get_docstring(node), self.qualify_scope(klass) if klass else None,
+                _dotted(_strip_generic(node.returns)) if node.returns is not None else None,
+            )
+        )
+        if any(isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) for d in node.decorator_list):
+            enclosing = scope.rsplit(".<locals>.", 1)[0] if ".<locals>." in scope else ""
+            registered = CallFact(enclosing, node.name, node.lineno, (), (), (), "reference")
+            if enclosing == self.frame.scope:
+                self.calls.append(registered)
+        saved = self.frame
+        self.frame = _Frame(scope, _assigned_once(node), {p: a for p, a in params if a}, {})
+        self.block(node.body, (), {}, ())
+        self.frame = saved
         self.scopes.pop()
 
-    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        self._enter(node, True)
-
-    def _class(self, node: ast.ClassDef) -> None:
-        qualname = self.scopes.child(node.name)
-        bases = tuple(d for d in (dotted_name(b) for b in node.bases) if d)
+    def klass(self, node: ast.ClassDef) -> None:
+        if self.scopes.at_module:
+            self.local_defs.add(node.name)
+        self.expressions(node.bases + node.decorator_list, ())
+        self.scopes.push(node.name, False)
+        scope = self.scopes.current
+        fields, methods = [], []
+        for stmt in node.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                default = _dotted(stmt.value) if stmt.value is not None else None
+                annotation = _dotted(_strip_generic(stmt.annotation))
+                fields.append(FieldFact(stmt.target.id, annotation, default))
+                if annotation:
+                    self.attribute_types.append(AttributeType(scope, stmt.target.id, annotation))
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                methods.append(stmt.name)
         self.classes.append(
-            ClassFact(f"{self.module}.{qualname}" if self.module else qualname, bases, node.lineno)
+            ClassFact(
+                self.qualify_scope(scope),
+                tuple(d for d in (_dotted(b) for b in node.bases) if d),
+                node.lineno,
+                tuple(d for d in (_dotted(_strip_call(x)) for x in node.decorator_list) if d),
+                tuple(fields),
+                tuple(methods),
+            )
         )
-        self._enter(node, False)
+        self.class_stack.append(scope)
+        saved = self.frame
+        self.frame = _Frame(scope, frozenset(), {}, {})
+        self.block(node.body, (), {}, ())
+        self.frame = saved
+        self.class_stack.pop()
+        self.scopes.pop()
 
-    # bindings
-    def _bind_import(self, local: str, target: str) -> None:
+    def assignment(self, stmt: ast.Assign | ast.AnnAssign) -> None:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if self.scopes.at_module:
+            for target in targets:
+                self.local_defs.update(_bound_names(target))
+            if len(targets) == 1 and isinstance(targets[0], ast.Name) and stmt.value is not None:
+                value = stmt.value.func if isinstance(stmt.value, ast.Call) else stmt.value
+                dotted = _dotted(value)
+                if dotted:
+                    suffix = "()" if isinstance(stmt.value, ast.Call) else ""
+                    self.module_values[targets[0].id] = dotted + suffix
+        # `self.x = Foo(...)` / `self.x: Foo = ...` in a method types the attribute x.
+        klass = self.class_stack[-1] if self.class_stack else None
+        if klass is None or stmt.value is None and not isinstance(stmt, ast.AnnAssign):
+            return
+        for target in targets:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                typed = _dotted(_strip_generic(stmt.annotation)) if isinstance(stmt, ast.AnnAssign) else None
+                if typed:
+                    self.attribute_types.append(AttributeType(klass, target.attr, typed, False, self.frame.scope))
+                elif isinstance(stmt.value, ast.Call) and _dotted(stmt.value.func):
+                    for made, _ in self.expand(_dotted(stmt.value.func), ()):
+                        if made:  # `cls = pick(); self.x = cls(...)` types x by each choice
+                            self.attribute_types.append(AttributeType(klass, target.attr, made, True, self.frame.scope))
+                elif isinstance(stmt.value, ast.Name) and stmt.value.id in self.frame.params:
+                    typed = self.frame.params[stmt.value.id]
+                    self.attribute_types.append(AttributeType(klass, target.attr, typed, False, self.frame.scope))
+
+    def import_(self, node: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    self.bind_import(alias.asname, alias.name)
+                else:
+                    head = alias.name.split(".")[0]
+                    self.bind_import(head, head)
+            return
+        base = resolve_relative(self.module, self.is_pkg, node.level, node.module)
+        for alias in node.names:
+            if alias.name != "*":
+                self.bind_import(alias.asname or alias.name, f"{base}.{alias.name}" if base else alias.name)
+
+    def bind_import(self, local: str, target: str) -> None:
         self.imports.setdefault(self.scopes.current, {})[local] = target
         if self.scopes.at_module:
             self.local_defs.add(local)
 
-    def _import(self, node: ast.Import) -> None:
-        for alias in node.names:
-            if alias.asname:
-                self._bind_import(alias.asname, alias.name)
-            else:
-                head = alias.name.split(".")[0]
-                self._bind_import(head, head)
 
-    def _import_from(self, node: ast.ImportFrom) -> None:
-        base = resolve_relative(self.module, self.is_pkg, node.level, node.module)
-        for alias in node.names:
-            if alias.name == "*":
-                continue
-            target = f"{base}.{alias.name}" if base else alias.name
-            self._bind_import(alias.asname or alias.name, target)
-
-    def _assign(self, node: ast.Assign) -> None:
-        if self.scopes.at_module:
-            for target in node.targets:
-                self.local_defs.update(_bound_names(target))
-
-    def _ann_assign(self, node: ast.AnnAssign) -> None:
-        if self.scopes.at_module:
-            self.local_defs.update(_bound_names(node.target))
-
-    # statements that may be error sites
-    def _raise(self, node: ast.Raise) -> None:
-        self._statement(node, "raise" if node.exc is not None else "reraise")
-
-    def _assert(self, node: ast.Assert) -> None:
-        self._statement(node, "assert" if node.msg is not None else "assert-nomsg")
-
-    def _statement(self, node: ast.stmt, kind: str) -> None:
-        end = node.end_lineno or node.lineno
-        self.statements.append(StatementPosition(node.lineno, node.col_offset, end, kind))
-
-    _handlers = {
-        ast.FunctionDef: _function,
-        ast.AsyncFunctionDef: _function,
-        ast.ClassDef: _class,
-        ast.Import: _import,
-        ast.ImportFrom: _import_from,
-        ast.Assign: _assign,
-        ast.AnnAssign: _ann_assign,
-        ast.Raise: _raise,
-        ast.Assert: _assert,
-    }
+def _exits(body: list[ast.stmt]) -> bool:
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, _EXITS):
+        return True
+    if isinstance(last, ast.If):
+        return _exits(last.body) and bool(last.orelse) and _exits(last.orelse)
+    return False
 
 
-def dotted_name(node: ast.expr) -> str | None:
-    """`a.b.C` for a name or attribute chain (`Generic[T]` counts as `Generic`), else None."""
+def _assigned_once(node: ast.AST) -> frozenset[str]:
+    """Locals bound exactly once in a function; parameters and nested scopes' names never count.
+
+    Only statements are walked (binding forms, plus walrus in `if`/`while` tests), which keeps this
+    pass a small fraction of a full tree walk.
+    """
+    counts: Counter[str] = Counter()
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        args = node.args
+        for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+            if a is not None:
+                counts[a.arg] += 2
+    stack: list[ast.stmt] = list(getattr(node, "body", []))
+    while stack:
+        stmt = stack.pop()
+        targets: list[ast.expr] = []
+        if isinstance(stmt, ast.Assign):
+            targets = stmt.targets
+        elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+            targets = [stmt.target]
+            if isinstance(stmt, ast.AugAssign):
+                counts.update(_bound_names(stmt.target))
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            targets = [stmt.target]
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            targets = [item.optional_vars for item in stmt.items if item.optional_vars is not None]
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            counts[stmt.name] += 1
+            continue
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            counts.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+        elif isinstance(stmt, (ast.If, ast.While)) and isinstance(stmt.test, ast.NamedExpr):
+            targets = [stmt.test.target]
+        for target in targets:
+            counts.update(_bound_names(target))
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                counts[f"self.{target.attr}"] += 1
+        for field in ("body", "orelse", "finalbody"):
+            stack.extend(getattr(stmt, field, ()))
+        for handler in getattr(stmt, "handlers", ()):
+            if handler.name:
+                counts[handler.name] += 1
+            stack.extend(handler.body)
+        for case in getattr(stmt, "cases", ()):
+            stack.extend(case.body)
+    return frozenset(name for name, n in counts.items() if n == 1)
+
+
+def _guarded_description(body: list[ast.stmt]) -> str:
+    """What a `try` guards, for `raises(E, ...)`: its first call, else its first import or line
+    (as a string literal, so that the term stays valid Python syntax)."""
+    for stmt in body:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            return repr(unparse(stmt))
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call):
+                return unparse(node)
+    return repr(unparse(body[0])) if body else "..."
+
+
+def _case_term(subject: str, pattern: ast.pattern, env: dict[str, ast.expr]) -> Term:
+    if isinstance(pattern, ast.MatchValue):
+        return make_term(ast.parse(f"{subject} == {unparse(pattern.value)}", mode="eval").body, env)
+    if isinstance(pattern, ast.MatchClass) and not pattern.patterns and not pattern.kwd_patterns:
+        return make_term(ast.parse(f"isinstance({subject}, {unparse(pattern.cls)})", mode="eval").body, env)
+    return pseudo_term(f"matches({subject}, {unparse(pattern)})")
+
+
+def _callee_text(func: ast.expr) -> str | None:
+    """`f`, `a.b.f`, `super().f`, and `get().f` (a method of what a call returns)."""
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
+        inner = _dotted(func.value.func)
+        if inner == "super" and not func.value.args:
+            return f"super().{func.attr}"
+        return f"{inner}().{func.attr}" if inner else None
+    return _dotted(func)
+
+
+def _dotted(node: ast.expr | None) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
-        inner = dotted_name(node.value)
+        inner = _dotted(node.value)
         return f"{inner}.{node.attr}" if inner else None
     if isinstance(node, ast.Subscript):  # Generic[T] -> Generic
-        return dotted_name(node.value)
+        return _dotted(node.value)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):  # "VllmConfig" annotations
+        return node.value if node.value.replace(".", "").isidentifier() else None
     return None
+
+
+def _strip_generic(node: ast.expr | None) -> ast.expr | None:
+    """`X | None` and `Optional[X]` -> X: the type an attribute or parameter holds when set."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        left, right = node.left, node.right
+        if isinstance(right, ast.Constant) and right.value is None:
+            return _strip_generic(left)
+        if isinstance(left, ast.Constant) and left.value is None:
+            return _strip_generic(right)
+    if isinstance(node, ast.Subscript) and _dotted(node.value) in ("Optional", "typing.Optional"):
+        return _strip_generic(node.slice)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            return _strip_generic(ast.parse(node.value, mode="eval").body)
+        except SyntaxError:
+            return None
+    return node
+
+
+def _strip_call(node: ast.expr) -> ast.expr:
+    return node.func if isinstance(node, ast.Call) else node
 
 
 def _bound_names(target: ast.expr) -> list[str]:
@@ -174,12 +544,15 @@ def _bound_names(target: ast.expr) -> list[str]:
         return [target.id]
     if isinstance(target, (ast.Tuple, ast.List)):
         return [n for elt in target.elts for n in _bound_names(elt)]
+    if isinstance(target, ast.Starred):
+        return _bound_names(target.value)
     return []
 
 
 def collect_facts(tree: ast.Module, module: str, is_pkg: bool) -> ModuleFacts:
     collector = _FactCollector(module, is_pkg)
-    collector.walk(tree.body)
+    collector.frame = _Frame("", _assigned_once(tree), {}, {})
+    collector.block(tree.body, (), {}, ())
     return ModuleFacts(
         module=module,
         is_package=is_pkg,
@@ -187,4 +560,10 @@ def collect_facts(tree: ast.Module, module: str, is_pkg: bool) -> ModuleFacts:
         local_defs=frozenset(collector.local_defs),
         classes=tuple(collector.classes),
         statements=tuple(sorted(collector.statements, key=lambda s: (s.line, s.col))),
+        functions=tuple(collector.functions),
+        calls=tuple(collector.calls),
+        returns=tuple(collector.returns),
+        appends=tuple(collector.appends),
+        attribute_types=tuple(collector.attribute_types),
+        module_values=collector.module_values,
     )

@@ -13,7 +13,8 @@ from typing import Sequence
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from errscan.extract.facts import SITE_KINDS, ModuleFacts
+from errscan.extract.conditions import Condition
+from errscan.extract.facts import SITE_KINDS, ModuleFacts, StatementPosition
 from errscan.extract.names import ScopeStack, qualify
 from errscan.extract.templates import EMPTY, LocalLookup, Template, TemplateBuilder
 from errscan.model import Placeholder
@@ -36,6 +37,8 @@ class RawSite:
     comments: tuple[str, ...]
     cause: str | None
     assert_test: str | None
+    condition: Condition = ()  # path condition within the function (from the ast facts)
+    partial: tuple[str, ...] = ()
 
 
 @dataclass
@@ -250,21 +253,29 @@ def extract_sites(module: cst.Module, facts: ModuleFacts) -> tuple[tuple[RawSite
             exception_qualname=p.exception_qualname,
             message=p.template.text,
             placeholders=p.template.placeholders,
-            line=line,
-            end_line=end_line,
+            line=position.line,
+            end_line=position.end_line,
             function=p.function,
             comments=p.comments,
             cause=p.cause,
             assert_test=p.assert_test,
+            condition=position.condition,
+            partial=position.partial,
         )
-        for p, (line, end_line) in zip(visitor.pending, positions)
+        for p, position in zip(visitor.pending, positions)
     )
     return sites, visitor.events.count("reraise")
 
 
-def _positions(module: cst.Module, facts: ModuleFacts, visitor: _SiteWalker) -> list[tuple[int, int]]:
+def _positions(module: cst.Module, facts: ModuleFacts, visitor: _SiteWalker) -> list[StatementPosition]:
+    """The ast statement of each site; if the walks disagree, PositionProvider lines, partial."""
     if [s.kind for s in facts.statements] == visitor.events:
-        return [(s.line, s.end_line) for s in facts.statements if s.kind in SITE_KINDS]
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    ranges = wrapper.resolve(PositionProvider)
-    return [(ranges[p.node].start.line, ranges[p.node].end.line) for p in visitor.pending]
+        return [s for s in facts.statements if s.kind in SITE_KINDS]
+    ranges = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    by_line = {s.line: s for s in facts.statements}
+    found = []
+    for p in visitor.pending:
+        line, end = ranges[p.node].start.line, ranges[p.node].end.line
+        known = by_line.get(line)
+        found.append(known if known else StatementPosition(line, 0, end, p.kind, (), ("condition not read",)))
+    return found

@@ -14,6 +14,8 @@ class PackageIndex:
         self.classes: dict[str, tuple[ClassFact, ModuleFacts]] = {
             c.qualname: (c, m) for m in modules for c in m.classes
         }
+        self.top_packages = frozenset(m.module.split(".")[0] for m in modules)
+        self._bases: dict[str, tuple[str, ...]] = {}
 
     def canonical(self, qualname: str) -> str:
         """Follow re-exports: `pkg.Name` imported into `pkg/__init__.py` from `pkg.errors`."""
@@ -23,6 +25,10 @@ class PackageIndex:
             module, _, name = qualname.rpartition(".")
             facts = self.modules.get(module)
             target = facts.imports.get("", {}).get(name) if facts else None
+            if target is None and facts and facts.module_values:
+                value = facts.module_values.get(name, "")  # `Alias = Original` at module level
+                if value and not value.endswith("()"):
+                    target = qualify(value, facts.imports.get("", {}), module, facts.local_defs)
             if not target or target == qualname:
                 return qualname
             qualname = target
@@ -30,6 +36,11 @@ class PackageIndex:
 
     def bases(self, qualname: str) -> tuple[str, ...]:
         """Qualified base classes, nearest first, followed through the classes defined here."""
+        if qualname not in self._bases:
+            self._bases[qualname] = self._find_bases(qualname)
+        return self._bases[qualname]
+
+    def _find_bases(self, qualname: str) -> tuple[str, ...]:
         found: list[str] = []
         queue = [self.canonical(qualname)]
         while queue:

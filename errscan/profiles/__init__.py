@@ -18,6 +18,17 @@ class VersionInfo:
 
 
 @dataclass(frozen=True)
+class Registry:
+    """Calls like `Factory.register("Name", "pkg.module", "Class")` that name pluggable classes."""
+
+    method: str  # `Class.method` of the registering call, matched on the resolved callee's tail
+    name_arg: int
+    module_arg: int
+    class_arg: int
+    kind: str  # what a registered name is called in the docs, e.g. "connector"
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     package: str  # the top-level package folder, e.g. "vllm"
@@ -25,6 +36,15 @@ class Profile:
     repo: str  # default GitHub OWNER/NAME for links
     default_include: tuple[str, ...]
     version_file: str  # repo-relative path of a generated version module, or ""
+    registries: tuple[Registry, ...] = ()
+    interface_bases: tuple[str, ...] = ()  # class names whose methods the core calls on plugins
+    plugin_package: str = ""  # module prefix of the plugins; calls from outside it are "core"
+    config_package: str = ""  # module prefix of config classes (validation entry points)
+    root_config: str = ""  # class name of the config that holds all others, e.g. "VllmConfig"
+    cli_args_classes: tuple[str, ...] = ()  # dataclasses whose fields become `--flags`
+    env_modules: tuple[str, ...] = ()  # modules whose attributes are environment variables
+    extra_config_attribute: str = ""  # a dict of free-form plugin settings
+    extra_config_getters: tuple[str, ...] = ()  # methods reading it: `get_from_extra_config(k, d)`
 
     def read_version(self, text: str) -> VersionInfo:
         """Version and commit from the version module's source, read as data (never imported)."""

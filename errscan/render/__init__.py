@@ -10,9 +10,9 @@ from typing import Any
 
 import jinja2
 
-from errscan.errors import UsageError
+from errscan.errors import ErrscanError, UsageError
 from errscan.fsutil import swap_in_folder
-from errscan.model import Catalog, ErrorSite, to_dict
+from errscan.model import Catalog, ErrorSite, catalog_from_dict, to_dict
 
 INDEX_FIELDS = ("id", "kind", "exception", "exception_qualname", "message", "path", "line", "function", "url")
 
@@ -75,17 +75,40 @@ def write_site(catalog: Catalog, out: Path) -> None:
         raise
 
 
+def page_path(error: ErrorSite) -> str:
+    """Where an error's page lies, relative to the site's root."""
+    return f"errors/{error.id}/index.html"
+
+
+def read_site(root: Path) -> Catalog:
+    """The catalog a built site publishes: `api/index.json` with each `api/errors/<id>.json`."""
+    index_file = root / "api" / "index.json"
+    if not index_file.is_file():
+        raise UsageError(f"not an errscan site: {root} (no api/index.json)")
+    try:
+        index = json.loads(index_file.read_text(encoding="utf-8"))
+        errors = [
+            json.loads((root / "api" / "errors" / f"{entry['id']}.json").read_text(encoding="utf-8"))
+            for entry in index["errors"]
+        ]
+        return catalog_from_dict({**index, "errors": errors})
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ErrscanError(f"cannot read the site at {root}: {type(exc).__name__}: {exc}") from exc
+
+
 def _write_files(catalog: Catalog, root: Path) -> None:
     env = environment()
     short = (catalog.commit or "")[:10]
     common = {"catalog": catalog, "short_commit": short}
     (root / "api" / "errors").mkdir(parents=True)
     _write(root / "api" / "index.json", dump_json(index_document(catalog)))
+    if catalog.callgraph:
+        _write(root / "api" / "callgraph.json", dump_json(catalog.callgraph))
     error_page = env.get_template("error.html")
     for error in catalog.errors:
         _write(root / "api" / "errors" / f"{error.id}.json", dump_json(error_document(catalog, error)))
         page = error_page.render(error=error, root="../../", **common)
-        _write(root / "errors" / error.id / "index.html", page)
+        _write(root / page_path(error), page)
     _write(root / "index.html", env.get_template("index.html").render(root="", **common))
 
 

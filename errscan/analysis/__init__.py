@@ -1,0 +1,159 @@
+"""Analysis: when each catalogued error fires, from the call graph and the facts of every file.
+
+For each error: the path condition at the raise (locals substituted, accumulate-then-raise read as
+the disjunction of its guarded appends), the shortest call chains from entry points, the plugins
+that reach it, the settings that decide it, solutions and related errors.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from dataclasses import dataclass
+
+import libcst as cst
+
+from errscan.analysis.chains import Reach, conjoin, reach
+from errscan.analysis.entries import Entry, find_entries, find_plugins
+from errscan.analysis.knobs import KnobCatalog, flags_in_message, knobs_in
+from errscan.analysis.plain import plain_words
+from errscan.analysis.related import related_errors
+from errscan.analysis.solutions import solutions
+from errscan.extract.conditions import Condition, Term, render
+from errscan.extract.facts import ModuleFacts
+from errscan.extract.sites import RawSite
+from errscan.extract.templates import TemplateBuilder
+from errscan.graph.calls import CallGraph, function_node
+from errscan.model import Chain, ChainStep, Contribution, ErrorSite, Knob, Trigger
+from errscan.profiles import Profile
+
+
+@dataclass(frozen=True)
+class AnalysisStats:
+    entries: int
+    plugins: int
+    with_chain: int
+
+
+def analyze(
+    sites: list[tuple[ErrorSite, RawSite, ModuleFacts]], graph: CallGraph, profile: Profile
+) -> tuple[list[ErrorSite], AnalysisStats]:
+    plugins = find_plugins(graph, profile)
+    entries = find_entries(graph, profile, plugins)
+    catalog = KnobCatalog.build(graph, profile)
+    reaches: dict[str, Reach] = {}
+    analyzed: list[ErrorSite] = []
+    for error, raw, module in sites:
+        node = function_node(module.module, "" if raw.function == "<module>" else raw.function)
+        if node not in reaches:
+            reaches[node] = reach(graph, node, entries)
+        trigger = _trigger(error, raw, module, reaches[node], catalog, profile, len({p.name for p in plugins}))
+        analyzed.append(dataclasses.replace(error, trigger=trigger))
+    knob_names = {e.id: {k.name for k in e.trigger.knobs if k.kind != "connector"} for e in analyzed}
+    related = related_errors(analyzed, knob_names)
+    analyzed = [dataclasses.replace(e, trigger=dataclasses.replace(e.trigger, related=related[e.id])) for e in analyzed]
+    with_chain = sum(1 for e in analyzed if e.trigger.chains)
+    return analyzed, AnalysisStats(len(entries), len(plugins), with_chain)
+
+
+def _trigger(
+    error: ErrorSite, raw: RawSite, module: ModuleFacts, found: Reach, catalog: KnobCatalog,
+    profile: Profile, plugin_count: int,
+) -> Trigger:
+    terms, contributions = _accumulated(raw, module)
+    condition = render(terms)
+    conjuncts = _conjuncts(condition)
+    deep_conjuncts = _conjuncts(render(terms, "deep"))
+    chains = tuple(_chain(c, terms) for c in found.chains)
+    plugin_names = sorted({p.name for entry in found.entries for p in entry.plugins})
+    knobs: list[Knob] = [Knob("connector", name, "kv_connector") for name in plugin_names]
+    per_conjunct = [
+        (c, knobs_in(deep, catalog, profile)) for c, deep in zip(conjuncts, _align(conjuncts, deep_conjuncts))
+    ]
+    for _, found_knobs in per_conjunct:
+        knobs.extend(found_knobs)
+    path_conditions = []
+    for chain in found.chains:
+        path = conjoin(_plugin_condition(chain.entry), chain.condition)
+        path_knobs = [k for t in path for k in knobs_in(t.deep, catalog, profile)]
+        knobs.extend(path_knobs)
+        if path:
+            path_conditions.append((render(path), path_knobs))
+    for contribution in contributions:
+        knobs.extend(knobs_in(contribution[1], catalog, profile))
+    message_flags = flags_in_message(error.message, catalog)
+    knobs.extend(message_flags)
+    return Trigger(
+        condition=condition,
+        conjuncts=tuple(conjuncts),
+        raw_condition=render(raw.condition, "raw"),
+        plain=" and ".join(plain_words(c) for c in conjuncts) or None,
+        partial=bool(raw.partial),
+        unknown=raw.partial,
+        contributions=tuple(Contribution(c, text) for c, _, text in contributions),
+        chains=chains,
+        connectors=tuple(plugin_names),
+        knobs=tuple(sorted(set(knobs), key=lambda k: (k.kind, k.name, k.detail))),
+        solutions=solutions(per_conjunct, path_conditions, message_flags, plugin_names, plugin_count),
+    )
+
+
+def _accumulated(raw: RawSite, module: ModuleFacts) -> tuple[Condition, list[tuple[str, str, str]]]:
+    """`if problems: raise ...`: the last term becomes the disjunction of the guarded appends."""
+    terms = raw.condition
+    if not terms:
+        return terms, []
+    name = terms[-1].raw
+    scope = "" if raw.function == "<module>" else raw.function
+    appends = [a for a in module.appends if a.scope == scope and a.target == name and a.line < raw.line]
+    if not name.isidentifier() or not appends:
+        return terms, []
+    contributions = [(render(a.condition) or "True", render(a.condition, "deep") or "True", _template(a.argument)) for a in appends]
+    code = " or ".join(f"({c})" if len(contributions) > 1 else c for c, _, _ in contributions)
+    deep = " or ".join(f"({d})" if len(contributions) > 1 else d for _, d, _ in contributions)
+    return terms[:-1] + (Term(code, name, deep),), contributions
+
+
+def _template(source: str) -> str:
+    try:
+        expression = cst.parse_expression(source)
+    except cst.ParserSyntaxError:
+        return "{" + source + "}"
+    return TemplateBuilder(cst.Module(body=[]), lambda name: None).render(expression).text
+
+
+def _conjuncts(condition: str | None) -> list[str]:
+    if not condition:
+        return []
+    try:
+        node = ast.parse(condition, mode="eval").body
+    except SyntaxError:
+        return [condition]
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+        return [ast.unparse(v) for v in node.values]
+    return [condition]
+
+
+def _align(conjuncts: list[str], deep: list[str]) -> list[str]:
+    """The deep form of each conjunct (the two renderings split alike unless substitution merged)."""
+    return deep if len(deep) == len(conjuncts) else conjuncts
+
+
+def _plugin_condition(entry: Entry) -> Condition:
+    conditions = {p.condition for p in entry.plugins}
+    return conditions.pop() if len(conditions) == 1 else ()
+
+
+def _chain(found, site_terms: Condition) -> Chain:
+    path_condition = conjoin(_plugin_condition(found.entry), found.condition)
+    steps = tuple(
+        ChainStep(caller, callee, site.path, site.line, render(site.condition))
+        for caller, callee, site in zip(found.nodes, found.nodes[1:], found.sites)
+    )
+    return Chain(
+        entry_kind=found.entry.kind,
+        path=found.nodes,
+        steps=steps,
+        condition=render(path_condition),
+        trigger=render(conjoin(path_condition, site_terms)),
+    )

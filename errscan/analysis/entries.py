@@ -1,0 +1,143 @@
+"""Entry points: where a running program enters the package's code, found from the profile's hints.
+
+- plugin classes named in a registry (`register_connector("Name", "module", "Class")`): their
+  `__init__` and classmethods, and the interface methods the core calls on them;
+- any other function of the plugin package that the core (code outside it) calls;
+- config validation: `__post_init__` and `*validator`-decorated methods of config classes;
+- a module's own `if __name__ == "__main__":` code.
+A registered name may resolve through a module attribute assigned from a function call; then the
+classes that function returns are the plugins, each under the condition of its `return`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from errscan.extract.conditions import Condition, either
+from errscan.extract.facts import ModuleFacts
+from errscan.graph.calls import CallGraph, function_node
+from errscan.profiles import Profile, Registry
+
+
+@dataclass(frozen=True)
+class Plugin:
+    name: str  # the registered name users write
+    kind: str  # e.g. "connector"
+    klass: str  # qualified class
+    condition: Condition  # when the name resolves to this class ((): always)
+
+
+@dataclass(frozen=True)
+class Entry:
+    node: str
+    kind: str  # "connector-init", "connector-interface", "core-call", "config-validation", "main"
+    plugins: tuple[Plugin, ...]  # the plugins this entry belongs to (none for config and main)
+
+
+def find_plugins(graph: CallGraph, profile: Profile) -> list[Plugin]:
+    plugins: list[Plugin] = []
+    for module in sorted(graph.index.modules.values(), key=lambda m: m.module):
+        for call in module.calls:
+            if call.caller:
+                continue
+            for registry in profile.registries:
+                if not call.callee.endswith(registry.method.rsplit(".", 1)[1]):
+                    continue
+                targets = graph.resolve(module, call) or []
+                if any(t.endswith("." + registry.method) for t, _ in targets):
+                    plugins.extend(_registered(graph, registry, call.literal_args))
+    return _merged(plugins)
+
+
+def _merged(plugins: list[Plugin]) -> list[Plugin]:
+    """One plugin per (name, class): a class returned on several paths is chosen when any holds."""
+    grouped: dict[tuple[str, str, str], list[Condition]] = {}
+    for plugin in plugins:
+        grouped.setdefault((plugin.name, plugin.kind, plugin.klass), []).append(plugin.condition)
+    merged = []
+    for (name, kind, klass), conditions in grouped.items():
+        merged.append(Plugin(name, kind, klass, () if () in conditions else (either(conditions),)))
+    return merged
+
+
+def _registered(graph: CallGraph, registry: Registry, args: tuple[str | None, ...]) -> list[Plugin]:
+    needed = max(registry.name_arg, registry.module_arg, registry.class_arg)
+    if len(args) <= needed or None in (args[registry.name_arg], args[registry.module_arg], args[registry.class_arg]):
+        return []
+    name, module, attribute = args[registry.name_arg], args[registry.module_arg], args[registry.class_arg]
+    target = graph.index.canonical(f"{module}.{attribute}")
+    if target in graph.index.classes:
+        return [Plugin(name, registry.kind, target, ())]
+    facts = graph.index.modules.get(module)
+    produced = (facts.module_values or {}).get(attribute, "") if facts else ""
+    if not produced.endswith("()"):
+        return []
+    return [Plugin(name, registry.kind, klass, when) for klass, when in _returned_classes(graph, facts, produced[:-2])]
+
+
+def _returned_classes(graph: CallGraph, module: ModuleFacts, function: str) -> list[tuple[str, Condition]]:
+    """Classes of the tree that a module-level function returns, each with its return's condition."""
+    scope = function
+    if function_node(module.module, scope) not in graph.functions:
+        return []
+    found = []
+    for ret in module.returns:
+        if ret.scope != scope or ret.value is None:
+            continue
+        klass = graph.qualify(module, scope, ret.value)
+        if klass in graph.index.classes:
+            found.append((klass, ret.condition))
+    return found
+
+
+def find_entries(graph: CallGraph, profile: Profile, plugins: list[Plugin]) -> dict[str, Entry]:
+    entries: dict[str, Entry] = {}
+
+    def add(node: str | None, kind: str, plugin: Plugin | None) -> None:
+        if node is None:
+            return
+        known = entries.get(node)
+        owners = (known.plugins if known else ()) + ((plugin,) if plugin and (not known or plugin not in known.plugins) else ())
+        entries[node] = Entry(node, known.kind if known else kind, owners)
+
+    for plugin in plugins:
+        add(graph.lookup_method(plugin.klass, "__init__"), "connector-init", plugin)
+        for klass in graph.mro(plugin.klass):
+            for method, qualname in sorted(graph.methods.get(klass, {}).items()):
+                fact = graph.functions[qualname][0]
+                if "classmethod" in fact.decorators and graph.lookup_method(plugin.klass, method) == qualname:
+                    add(qualname, "connector-init", plugin)
+        for base in _interface_bases(graph, profile, plugin.klass):
+            for method, qualname in sorted(graph.methods.get(base, {}).items()):
+                if _called_from_core(graph, profile, qualname):
+                    add(graph.lookup_method(plugin.klass, method), "connector-interface", plugin)
+    for qualname in sorted(graph.functions):
+        if qualname.startswith(profile.plugin_package + ".") and _called_from_core(graph, profile, qualname):
+            add(qualname, "core-call", None)
+    for qualname, (fact, module) in sorted(graph.functions.items()):
+        if not fact.class_qualname or not module.module.startswith(profile.config_package):
+            continue
+        name = qualname.rsplit(".", 1)[1]
+        if name == "__post_init__" or any(d.endswith("validator") for d in fact.decorators):
+            add(qualname, "config-validation", None)
+    for module in graph.index.modules.values():
+        if _has_main_guard(module):
+            add(function_node(module.module, ""), "main", None)
+    return entries
+
+
+def _interface_bases(graph: CallGraph, profile: Profile, klass: str) -> list[str]:
+    return [b for b in graph.mro(klass) if b.rsplit(".", 1)[1] in profile.interface_bases]
+
+
+def _called_from_core(graph: CallGraph, profile: Profile, qualname: str) -> bool:
+    if qualname not in graph.graph:
+        return False
+    return any(not caller.startswith(profile.plugin_package + ".") for caller in graph.graph.predecessors(qualname))
+
+
+def _has_main_guard(module: ModuleFacts) -> bool:
+    return any(
+        not s.caller and s.condition and s.condition[0].raw in ("__name__ == '__main__'", '__name__ == "__main__"')
+        for s in module.calls
+    )

@@ -1,0 +1,53 @@
+"""Solutions, derived: for each part of the trigger, the change that makes it false."""
+
+from __future__ import annotations
+
+import ast
+
+from errscan.extract.conditions import negate, unparse
+from errscan.model import Knob
+
+_SETTING = {"cli_flag": "the flag", "config_field": "the config field", "extra_config": "the extra-config key",
+            "env": "the environment variable"}
+
+
+def _negated(conjunct: str) -> str:
+    try:
+        return unparse(negate(ast.parse(conjunct, mode="eval").body))
+    except SyntaxError:
+        return f"not ({conjunct})"
+
+
+def _settings(knobs: list[Knob]) -> str:
+    shown = [f"{_SETTING[k.kind]} `{k.name}`" for k in knobs if k.kind in _SETTING]
+    return ", ".join(dict.fromkeys(shown))
+
+
+def solutions(
+    conjuncts: list[tuple[str, list[Knob]]],
+    path_conditions: list[tuple[str, list[Knob]]],
+    message_flags: list[Knob],
+    connectors: list[str],
+    all_connectors: int,
+) -> tuple[str, ...]:
+    """Deterministic advice, one sentence each, phrased on a setting wherever one decides the part."""
+    advice: list[str] = []
+    for flag in message_flags:
+        if "stale" in flag.detail:
+            advice.append(f"The message recommends `{flag.name}`, which is not a flag at this commit: check the flag's current name.")
+        else:
+            advice.append(f"Pass `{flag.name}` when starting vLLM, as the message says.")
+    for conjunct, knobs in conjuncts:
+        if conjunct.startswith("raises("):
+            advice.append(f"Avoid the failure it reacts to: {conjunct}.")
+        elif knobs:
+            advice.append(f"Change {_settings(knobs)} so that `{conjunct}` no longer holds.")
+        else:
+            advice.append(f"Make sure `{_negated(conjunct)}` holds before this point.")
+    for condition, knobs in path_conditions:
+        if knobs:
+            advice.append(f"This error is reached only when `{condition}`: {_settings(knobs)} decides that.")
+    if connectors and len(connectors) < all_connectors:
+        names = ", ".join(f"`{c}`" for c in connectors)
+        advice.append(f"Only {names} reach this error: another `kv_connector` avoids it.")
+    return tuple(dict.fromkeys(advice))

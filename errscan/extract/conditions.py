@@ -1,0 +1,181 @@
+"""Path conditions: what must hold on the way from a function's entry to a statement.
+
+A condition is a tuple of `Term`s, all of which must hold. A term is one Python expression, kept in
+three forms: `raw` as the code states it, `code` with locals that hold a computed value replaced by
+their single dominating assignment (what a reader wants), and `deep` with every such local replaced,
+aliases included (what knob detection needs). A loop term (`for g in groups`) quantifies the terms
+after it: rendered, `any(<those terms> for g in groups)`. Where the code cannot be stated as a plain
+expression (an exception raised by a guarded call, a `match` pattern) the term uses the documented
+pseudo-calls `raises(E, <call>)` and `matches(<subject>, <pattern>)`; see docs/conditions.md.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+_INVERSE = {
+    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE,
+    ast.LtE: ast.Gt, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In,
+}
+_CONTAINERS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_ATOMIC = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant)
+_COMPUTED = (ast.Call, ast.Compare, ast.BoolOp, ast.UnaryOp, ast.BinOp, ast.NamedExpr, ast.IfExp)
+
+
+@dataclass(frozen=True)
+class Term:
+    code: str
+    raw: str
+    deep: str
+    loop: bool = False  # a `for` term: `code` is `<target> in <iter>`
+    pseudo: bool = False  # a raises()/matches() term, not plain Python
+
+
+Condition = tuple[Term, ...]
+
+
+def render(terms: Condition, form: str = "code") -> str | None:
+    """One Python expression for a condition: `and` of the terms, loops quantifying what follows."""
+    parts: list[str] = []
+    for i, term in enumerate(terms):
+        text = getattr(term, form)
+        if term.loop:
+            inner = render(terms[i + 1 :], form)
+            parts.append(f"any({_wrap(inner) if inner else 'True'} for {text})")
+            break
+        parts.append(_wrap(text) if len(terms) > 1 else text)
+    return " and ".join(parts) if parts else None
+
+
+def _wrap(text: str) -> str:
+    """Parenthesize an `or`/`if-else`/lambda so it stays one operand of `and`."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return f"({text})"
+    if isinstance(node, (ast.BoolOp, ast.IfExp, ast.Lambda, ast.NamedExpr)) and not (
+        isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And)
+    ):
+        return f"({text})"
+    return text
+
+
+def negate(node: ast.expr) -> ast.expr:
+    """`not node`, simplified: double negation, inverted comparisons, De Morgan on simple operands."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return node.operand
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _INVERSE:
+        return ast.Compare(node.left, [_INVERSE[type(node.ops[0])]()], node.comparators)
+    if isinstance(node, ast.NamedExpr):
+        return negate(node.value)
+    if isinstance(node, ast.BoolOp) and len(node.values) <= 3 and all(_negates_cleanly(v) for v in node.values):
+        flipped = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+        return ast.BoolOp(flipped, [negate(v) for v in node.values])
+    return ast.UnaryOp(ast.Not(), node)
+
+
+def _negates_cleanly(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return True
+    return isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _INVERSE
+
+
+def conjuncts(node: ast.expr) -> list[ast.expr]:
+    """Top-level `and` operands; a walrus stands for its value."""
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+        return [c for v in node.values for c in conjuncts(v)]
+    if isinstance(node, ast.NamedExpr):
+        return [node.value]
+    return [node]
+
+
+def is_computed(value: ast.expr) -> bool:
+    """A local worth substituting in `code`: it holds a computed value, not an alias of a name."""
+    return isinstance(value, _COMPUTED)
+
+
+class _SubstitutingUnparser(ast._Unparser):  # type: ignore[name-defined]
+    """Prints an expression with locals replaced by their single dominating assignment.
+
+    Printing the replacement in place, instead of copying and rewriting the tree, keeps this cheap
+    enough to run on every condition of a whole package.
+    """
+
+    def __init__(self, env: dict[str, ast.expr] | None = None, only_computed: bool = True, depth: int = 0, **unparser_options):
+        super().__init__(**unparser_options)
+        self._env = env or {}
+        self._only_computed = only_computed
+        self._depth = depth
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if isinstance(node.value, ast.Name) and f"{node.value.id}.{node.attr}" in self._env:
+            self._substitute(node, f"{node.value.id}.{node.attr}")
+        else:
+            super().visit_Attribute(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        self._substitute(node, node.id)
+
+    def _substitute(self, node: ast.Name | ast.Attribute, key: str) -> None:
+        value = self._env.get(key)
+        if (
+            value is None
+            or not isinstance(node.ctx, ast.Load)
+            or self._depth > 4
+            or isinstance(value, _CONTAINERS)  # a list built up later: its first value says nothing
+            or (self._only_computed and not is_computed(value))
+        ):
+            self.write(key)
+            return
+        text = _SubstitutingUnparser(self._env, self._only_computed, self._depth + 1).visit(value)
+        self.write(text if isinstance(value, _ATOMIC) else f"({text})")
+
+
+def unparse(node: ast.AST) -> str:
+    """`ast.unparse`, which on Python < 3.12 cannot print some f-strings with backslashes."""
+    try:
+        return ast.unparse(node)
+    except ValueError:
+        return "<expression errscan cannot print>"
+
+
+def _substituted(node: ast.expr, env: dict[str, ast.expr], only_computed: bool) -> str:
+    try:
+        return _SubstitutingUnparser(env, only_computed).visit(node)
+    except ValueError:
+        return unparse(node)
+
+
+def _env_key(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
+
+
+def make_term(node: ast.expr, env: dict[str, ast.expr]) -> Term:
+    raw = unparse(node)
+    if not env or not any(_env_key(n) in env for n in ast.walk(node)):
+        return Term(raw, raw, raw)
+    return Term(_substituted(node, env, True), raw, _substituted(node, env, False))
+
+
+def loop_term(target: ast.expr, iterable: ast.expr, env: dict[str, ast.expr]) -> Term:
+    compare = ast.Compare(target, [ast.In()], [iterable])
+    compare.lineno = compare.col_offset = 0
+    term = make_term(compare, env)
+    return Term(term.code, term.raw, term.deep, loop=True)
+
+
+def either(conditions: list[Condition]) -> Term:
+    """One term that holds when any of the conditions does."""
+    if len(conditions) == 1:
+        return Term(render(conditions[0]) or "True", render(conditions[0], "raw") or "True", render(conditions[0], "deep") or "True")
+    forms = {form: " or ".join(f"({render(c, form)})" for c in conditions) for form in ("code", "raw", "deep")}
+    return Term(forms["code"], forms["raw"], forms["deep"], pseudo=any(t.pseudo for c in conditions for t in c))
+
+
+def pseudo_term(text: str) -> Term:
+    return Term(text, text, text, pseudo=True)

@@ -1,0 +1,214 @@
+"""Log understanding: the exceptions in arbitrary log text, with their messages and frames.
+
+Logs are noisy: ANSI colours, a `kubectl --timestamps` time, process tags that vLLM and Ray put
+before every line (`(EngineCore_DP0 pid=1234)`, `(Worker rank=0)`, `[rank0]:`), vLLM's record
+prefix (`ERROR 08-14 12:00:01 [core.py:123]`, repeated on each line of a multi-line record), lines
+of several processes interleaved, messages wrapped or cut short, and messages quoted as `repr`.
+Each line is stripped of that noise first; lines are then grouped by process tag so that the
+lines of one process read as one stream, and each stream is parsed for tracebacks and exception
+lines. What a message really is cannot always be decided here (where does a wrapped message end,
+was a break inside a word), so every error carries its possible readings and the matcher picks.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+MAX_MESSAGE_LINES = 30  # continuation lines read after an exception line
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\[\d+(?:;\d+)*m")
+_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s")
+_PROCESS_TAG = re.compile(
+    r"\((?P<tag>[A-Za-z][\w.\-]*(?:\s+[A-Za-z][\w.\-]*)*(?:[ ,]+[\w.\-]+=[^\s,)]*)+)\)\s?"
+    r"|\((?P<bare>[A-Za-z][\w.\-]*)\)\s(?=(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s)"
+    r"|\[(?P<rank>rank\d+)\]:\s?"
+)
+_RECORD = re.compile(
+    r"(?P<record>(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:[.,]\d+)?"
+    r"\s+(?:\[[^\]\s]+:\d+\]|[^\s\]]+:\d+\]))\s?"
+)
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\):\s*$")
+_CHAIN = re.compile(
+    r"(The above exception was the direct cause of the following exception:"
+    r"|During handling of the above exception, another exception occurred:)\s*$"
+)
+_FRAME = re.compile(r'\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<function>\S.*?)\s*$')
+_NAME = r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*"
+_EXCEPTION_LINE = re.compile(rf"(?P<exception>{_NAME})(?::(?P<message>.*))?$")
+_ERROR_NAME = rf"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)"
+_LOOSE_EXCEPTION_LINE = re.compile(rf"(?P<exception>{_ERROR_NAME}):(?P<message>.*)$")
+_REPR = re.compile(rf"\b(?P<exception>{_ERROR_NAME})\((?P<quoted>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\)")
+_QUOTED = re.compile(r"'((?:[^'\\]|\\.){12,})'|\"((?:[^\"\\]|\\.){12,})\"")
+_CUT_MARKERS = ("[truncated]", "(truncated)", "<truncated>", "[...]", "…", "...")
+
+
+@dataclass(frozen=True)
+class Frame:
+    path: str  # as printed, "/"-separated
+    line: int
+    function: str
+
+
+@dataclass(frozen=True)
+class LoggedError:
+    """One exception as the log shows it."""
+
+    exception: str  # as printed ("vllm.x.HandshakeError", "ValueError"); "" when the log names none
+    lines: tuple[str, ...]  # the message's first line and the lines that may continue it
+    frames: tuple[Frame, ...]  # its traceback, outermost first; () when the log shows none
+    line: int  # 1-based line of the input where it starts
+
+    @property
+    def short_exception(self) -> str:
+        return self.exception.rsplit(".", 1)[-1]
+
+    @property
+    def message(self) -> str:
+        return self.lines[0] if self.lines else ""
+
+    def readings(self) -> tuple[str, ...]:
+        """Every text the message may be, first line first: more continuation lines, wrapped lines
+        joined without a break, a cut marker removed, a `repr` unquoted, a quoted inner message."""
+        found: dict[str, None] = {}
+        for count in range(1, len(self.lines) + 1):
+            taken = self.lines[:count]
+            for text in ("\n".join(taken), "".join(taken)):
+                for reading in _variants(text.strip()):
+                    found.setdefault(reading, None)
+        return tuple(found) or ("",)
+
+
+@dataclass(frozen=True)
+class _Line:
+    number: int
+    stream: str  # the process tags, joined
+    record: str  # vLLM's record prefix, "" when there is none
+    text: str
+
+
+def find_errors(text: str) -> list[LoggedError]:
+    """The errors of `text` in order of appearance, each once (repeats across ranks fold)."""
+    lines = [_clean(number, raw) for number, raw in enumerate(text.splitlines(), 1)]
+    streams: dict[str, list[_Line]] = {}
+    for line in lines:
+        streams.setdefault(line.stream, []).append(line)
+    found: list[LoggedError] = []
+    for stream in streams.values():
+        found.extend(_parse_stream(stream))
+    if not found:
+        bare = [line for line in lines if line.text.strip()]
+        if bare:  # a message given without its exception name
+            found.append(LoggedError("", tuple(line.text.strip() for line in bare), (), bare[0].number))
+    return _fold_repeats(sorted(found, key=lambda error: error.line))
+
+
+def _clean(number: int, raw: str) -> _Line:
+    text = _ANSI.sub("", raw).replace("\r", "")
+    tags: list[str] = []
+    record = ""
+    while True:
+        if (timestamp := _TIMESTAMP.match(text)) is not None:
+            text = text[timestamp.end() :]
+        elif (tag := _PROCESS_TAG.match(text)) is not None:
+            tags.append(tag.group("tag") or tag.group("bare") or tag.group("rank"))
+            text = text[tag.end() :]
+        elif (prefix := _RECORD.match(text)) is not None:
+            record = prefix.group("record")
+            text = text[prefix.end() :]
+        else:
+            break
+    return _Line(number, " ".join(tags), record, text.rstrip())
+
+
+def _parse_stream(lines: list[_Line]) -> list[LoggedError]:
+    found: list[LoggedError] = []
+    frames: list[Frame] | None = None  # inside a traceback: its frames so far
+    for index, line in enumerate(lines):
+        text = line.text
+        if _TRACEBACK.search(text):
+            frames = []
+            continue
+        if frames is not None:
+            if (frame := _FRAME.match(text)) is not None:
+                frames.append(Frame(frame["path"].replace("\\", "/"), int(frame["line"]), frame["function"]))
+                continue
+            if not text.strip() or text[:1].isspace():  # source lines, carets, blank lines
+                continue
+            named = _EXCEPTION_LINE.match(text)
+            if named is not None:
+                found.append(_error(named, lines, index, tuple(frames)))
+            frames = None
+            if named is not None:
+                continue
+        if _CHAIN.search(text):
+            continue
+        if (loose := _LOOSE_EXCEPTION_LINE.search(text)) is not None and loose.start() == _indent(text):
+            found.append(_error(loose, lines, index, ()))
+        for quoted in _REPR.finditer(text):
+            message = _unquote(quoted["quoted"])
+            if message is not None:
+                found.append(LoggedError(quoted["exception"], (message,), (), line.number))
+    return found
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip())
+
+
+def _error(found: re.Match, lines: list[_Line], index: int, frames: tuple[Frame, ...]) -> LoggedError:
+    """An exception line and the lines that may continue its message (same record, no new start)."""
+    first = lines[index]
+    message = [(found["message"] or "").strip()]
+    for line in lines[index + 1 : index + 1 + MAX_MESSAGE_LINES]:
+        text = line.text
+        if line.record != first.record or not text.strip():
+            break
+        if _TRACEBACK.search(text) or _CHAIN.search(text) or _FRAME.match(text):
+            break
+        if _LOOSE_EXCEPTION_LINE.match(text):  # the next error begins
+            break
+        message.append(text.strip())
+    return LoggedError(found["exception"], tuple(message), frames, first.number)
+
+
+def _variants(text: str) -> list[str]:
+    out = [text]
+    for marker in _CUT_MARKERS:
+        if text.endswith(marker):
+            out.append(text[: -len(marker)].rstrip())
+            break
+    unquoted = _unquote(text)
+    if unquoted is not None:
+        out.append(unquoted)
+    for inner in _QUOTED.finditer(text):
+        value = _unquote(inner.group())
+        if value is not None and value != unquoted:
+            out.append(value)
+    return out
+
+
+def _unquote(text: str) -> str | None:
+    """The string a `repr` shows, or None when `text` is not one quoted string literal."""
+    if len(text) < 2 or text[0] not in "'\"" or text[-1] != text[0]:
+        return None
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return None
+    return value.strip() if isinstance(value, str) else None
+
+
+def _fold_repeats(errors: list[LoggedError]) -> list[LoggedError]:
+    """The same exception and message printed again (by each rank, by a chained re-raise) is one
+    error; the copy that shows the most traceback frames is kept, at the first copy's place."""
+    kept: dict[tuple[str, str], LoggedError] = {}
+    for error in errors:
+        key = (error.short_exception, error.message)
+        first = kept.get(key)
+        if first is None:
+            kept[key] = error
+        elif len(error.frames) > len(first.frames):
+            kept[key] = LoggedError(error.exception, error.lines, error.frames, first.line)
+    return list(kept.values())

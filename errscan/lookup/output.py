@@ -1,0 +1,88 @@
+"""What `errscan lookup` prints: a short text per error found, or JSON for scripts."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from errscan.lookup.rank import Candidate, Finding
+from errscan.render import page_path
+
+
+def as_records(findings: list[Finding]) -> list[dict[str, Any]]:
+    """One object per candidate, errors in input order and each one's candidates best first."""
+    records: list[dict[str, Any]] = []
+    for finding in findings:
+        logged = finding.logged
+        for rank, candidate in enumerate(finding.candidates, 1):
+            error = candidate.error
+            records.append(
+                {
+                    "id": error.id,
+                    "rank": rank,
+                    "score": candidate.score,
+                    "rule": candidate.rule,
+                    "confident": candidate.confident,
+                    "path": error.path,
+                    "line": error.line,
+                    "function": error.function,
+                    "exception": error.exception,
+                    "message": error.message,
+                    "bindings": candidate.bindings,
+                    "url": error.url,
+                    "page": page_path(error),
+                    "input": {
+                        "line": logged.line,
+                        "exception": logged.exception,
+                        "message": candidate.message or logged.message,
+                    },
+                }
+            )
+    return records
+
+
+def as_json(findings: list[Finding]) -> str:
+    return json.dumps(as_records(findings), indent=2, ensure_ascii=False) + "\n"
+
+
+def as_text(findings: list[Finding], site_prefix: str = "") -> str:
+    """Per error: the log's line, the best match in full, then the alternatives on one line each."""
+    blocks: list[str] = []
+    for finding in findings:
+        logged = finding.logged
+        head = f"{logged.exception}: {logged.message}" if logged.exception else logged.message
+        lines = [f"line {logged.line}: {_one_line(head)}"]
+        if not finding.candidates:
+            lines.append("  no catalogued error matches")
+            blocks.append("\n".join(lines))
+            continue
+        best, *others = finding.candidates
+        error = best.error
+        lines += [
+            f"  {error.exception}: {_one_line(error.message) or '(no message)'}",
+            f"  {_verdict(best)}",
+            f"  at {error.path}:{error.line} in {error.function}",
+            f"  {error.url}",
+            f"  page {site_prefix}{page_path(error)}",
+        ]
+        lines += [f"    {field} = {_one_line(value)}" for field, value in best.bindings.items()]
+        for other in others:
+            lines.append(
+                f"  or {other.score:.2f} {other.rule}: {other.error.exception}: "
+                f"{_one_line(other.error.message)} ({other.error.path}:{other.error.line})"
+            )
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"
+
+
+def _verdict(candidate: Candidate) -> str:
+    how = "traceback frame" if candidate.rule == "frame" else f"{candidate.rule} message match"
+    if candidate.framed and candidate.rule != "frame":
+        how += " and traceback frame"
+    sure = "confident" if candidate.confident else "a guess, not confident"
+    return f"{how}, score {candidate.score:.2f}, {sure}"
+
+
+def _one_line(text: str, width: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -1,0 +1,82 @@
+"""`errscan lookup` as a user runs it: against a built site, exit statuses, text and JSON."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import FIXTURES, run_cli
+from errscan.profiles.vllm import VLLM
+from errscan.render import write_site
+from errscan.scan import ScanOptions, scan
+from errscan.scope import Scope
+from errscan.sources.folder import FolderSource
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    catalog = scan(FolderSource(FIXTURES / "patterns", VLLM), ScanOptions(VLLM.repo, Scope(("**",)), jobs=1))
+    out = tmp_path_factory.mktemp("lookup") / "site"
+    write_site(catalog, out)
+    return out, catalog
+
+
+def a_site_error(catalog):
+    return next(e for e in catalog.errors if e.message and "{" not in e.message and len(e.message) > 15)
+
+
+def test_match_prints_site_url_and_page(site):
+    root, catalog = site
+    error = a_site_error(catalog)
+    result = run_cli("lookup", "--site", str(root), f"{error.exception}: {error.message}")
+    assert result.returncode == 0, result.stderr
+    assert f"{error.path}:{error.line}" in result.stdout
+    assert error.url in result.stdout
+    assert f"{root}/errors/{error.id}/index.html" in result.stdout
+
+
+def test_json_lists_best_first_with_the_documented_fields(site):
+    root, catalog = site
+    error = a_site_error(catalog)
+    result = run_cli("lookup", "--site", str(root), "--format", "json", f"{error.exception}: {error.message}")
+    records = json.loads(result.stdout)
+    assert records[0]["id"] == error.id and records[0]["confident"] is True
+    assert {"id", "score", "confident", "path", "line", "exception", "message", "bindings", "url"} <= set(records[0])
+    assert [r["rank"] for r in records] == list(range(1, len(records) + 1))
+
+
+def test_reads_standard_input(site):
+    root, catalog = site
+    error = a_site_error(catalog)
+    result = subprocess.run(
+        [sys.executable, "-m", "errscan", "lookup", "--site", str(root), "-"],
+        input=f"(Worker rank=0) ERROR 01-01 00:00:00 [x.py:1] {error.exception}: {error.message}\n",
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0 and error.url in result.stdout
+
+
+def test_nothing_matched_exits_1_with_one_line(site):
+    result = run_cli("lookup", "--site", str(site[0]), "OSError: disk quota exceeded on /scratch")
+    assert result.returncode == 1
+    assert result.stderr.startswith("errscan: nothing in the input matches") and result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["lookup", "ValueError: x"],  # no catalog
+        ["lookup", "--site", "/nonexistent/site", "ValueError: x"],
+        ["lookup", "--site", "/tmp", "--release", "0.27.1", "ValueError: x"],
+        ["lookup", "--site", "/tmp", "   "],
+        ["lookup", "--site", "/tmp", "--format", "xml", "ValueError: x"],
+    ],
+)
+def test_usage_errors_exit_2(args):
+    result = run_cli(*args)
+    assert result.returncode == 2
+    assert result.stderr.startswith("errscan: ") and "Traceback" not in result.stderr

@@ -1,0 +1,72 @@
+"""The scoring rules of errscan.match, one behaviour per test."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from errscan.match import FUZZY_MIN, compile_template, score_message, words
+
+TEMPLATE = "Rank {rank} not initialized for {name!r}"
+
+
+def test_exact_match_binds_values_and_scores_the_explained_share():
+    match = score_message(compile_template(TEMPLATE), "Rank 3 not initialized for 'kv'")
+    assert (match.rule, match.bindings, match.pinned) == ("exact", {"rank": "3", "name!r": "'kv'"}, True)
+    assert match.score == round(21 / (21 + 1 + 4), 4)  # "Rank not initialized for": 21
+
+
+def test_whitespace_runs_and_line_breaks_match_each_other():
+    match = score_message(compile_template(TEMPLATE), "Rank 3 not\n   initialized  for x")
+    assert match.rule == "exact"
+
+
+def test_cut_message_matches_a_template_prefix_and_leaves_unreached_fields_unbound():
+    match = score_message(compile_template(TEMPLATE), "Rank 3 not initia")
+    assert (match.rule, match.bindings, match.pinned) == ("truncated", {"rank": "3"}, True)
+    assert 0 < match.score < 1
+
+
+def test_cut_inside_the_first_field_shows_no_literal_and_is_no_match():
+    assert score_message(compile_template("{name} is not supported."), "ValueErr") is None
+
+
+def test_short_cut_does_not_pin():
+    match = score_message(compile_template(TEMPLATE), "Rank")
+    assert match.rule == "truncated" and not match.pinned
+
+
+def test_reworded_message_falls_back_to_word_similarity():
+    compiled = compile_template("Remote tensor parallel size {tp} is not divisible by local size {n}.")
+    match = score_message(compiled, "remote tensor parallel size 4 must be divisible by the local size 3")
+    shared = {"remote", "tensor", "parallel", "size", "divisible", "by", "local"}
+    expected = 2 * len(shared) / (len(compiled.words) + len(words("remote tensor parallel size must be divisible by the local size")))
+    assert (match.rule, match.pinned, match.bindings) == ("fuzzy", False, {})
+    assert match.score == round(expected, 4) >= FUZZY_MIN
+
+
+def test_unrelated_message_is_no_match():
+    assert score_message(compile_template(TEMPLATE), "CUDA out of memory. Tried to allocate 2 GiB") is None
+
+
+def test_template_with_little_literal_text_never_pins():
+    assert not score_message(compile_template("Size {n}"), "Size 3").pinned
+
+
+def test_words_skip_bare_numbers_and_fold_case():
+    assert words("Rank 3 of RANK_2, x1") == ("of", "rank", "rank_2", "x1")
+
+
+@pytest.mark.parametrize("template", [TEMPLATE, "a (b) [c] {x} $d ^e | f? g* h+ i.j / k\\l {{m}}"])
+def test_patterns_use_only_syntax_javascript_shares(template):
+    """No lookbehind, named groups, possessive or \\A/\\Z anchors: the site's search runs these."""
+    compiled = compile_template(template)
+    for pattern in (compiled.pattern, compiled.prefix_pattern):
+        assert not re.search(r"\(\?(<|P)|\\[AZ]|[*+?]\+", pattern)
+        re.compile(pattern)
+
+
+def test_literal_braces_and_regex_characters_match_literally():
+    compiled = compile_template("a (b) [c] {x} $d ^e | f? {{m}}")
+    assert score_message(compiled, "a (b) [c] 7 $d ^e | f? {m}").rule == "exact"

@@ -1,0 +1,100 @@
+"""The scan command as a user meets it: outputs, determinism, one-line errors, atomic replacement."""
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, run_cli
+
+MINIREPO = FIXTURES / "minirepo"
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_scan_writes_api_and_pages(tmp_path):
+    out = tmp_path / "site"
+    done = run_cli("scan", str(MINIREPO), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("\n") == 1 and "catalogued 2: 2 raises, 1 asserts" in done.stdout
+    index = json.loads((out / "api" / "index.json").read_text())
+    assert {k: index[k] for k in ("schema_version", "repo", "commit", "version")} == {
+        "schema_version": 1, "repo": "vllm-project/vllm", "commit": "abc1234def", "version": "0.0.1"}
+    for error in index["errors"]:
+        record = json.loads((out / "api" / "errors" / f"{error['id']}.json").read_text())
+        assert record["url"].startswith("https://github.com/vllm-project/vllm/blob/abc1234def/")
+        assert record["url"].endswith(f"{record['path']}#L{record['line']}")
+        assert (out / "errors" / error["id"] / "index.html").is_file()
+    assert (out / "index.html").is_file()
+
+
+def test_two_scans_are_byte_identical(tmp_path):
+    for name, jobs in (("a", "1"), ("b", "2")):
+        assert run_cli("scan", str(MINIREPO), "--out", str(tmp_path / name), "-j", jobs).returncode == 0
+    assert tree_bytes(tmp_path / "a") == tree_bytes(tmp_path / "b")
+
+
+def test_include_and_exclude_choose_catalogued_files(tmp_path):
+    out = tmp_path / "site"
+    done = run_cli("scan", str(MINIREPO), "--out", str(out), "--include", "vllm/**", "--exclude", "vllm/config/**")
+    assert "read 7 files, catalogued 6" in done.stdout
+    paths = {e["path"] for e in json.loads((out / "api" / "index.json").read_text())["errors"]}
+    assert paths == {"vllm/distributed/kv_transfer/connector.py"}
+
+
+@pytest.mark.parametrize(
+    "args, code, fragment",
+    [
+        (["scan", "/no/such/dir"], 2, "no such file or folder"),
+        (["scan"], 2, "give a SRC"),
+        (["scan", ".", "--commit", "HEAD"], 2, "needs a git repository"),
+        (["scan", "--release", "not a version"], 2, "not a release version"),
+        (["scan", str(MINIREPO), "--include", "nothing/**"], 1, "no file under"),
+        (["scan", str(MINIREPO), "--repo", "noslash"], 2, "OWNER/NAME"),
+        (["scan", "--bogus"], 2, "No such option"),
+    ],
+)
+def test_bad_inputs_get_one_line_and_exit_code(tmp_path, args, code, fragment):
+    done = run_cli(*args, "--out", str(tmp_path / "site"), cwd=tmp_path)
+    assert done.returncode == code
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("errscan: ") and fragment in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "site").exists()
+
+
+def test_unknown_commit_in_a_git_repo(tmp_path):
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "m.py").write_text("x = 1\n")
+    done = run_cli("scan", str(tmp_path), "--commit", "nope")
+    assert done.returncode == 2 and "unknown commit 'nope'" in done.stderr
+
+
+def test_unparsable_file_is_reported_and_skipped(tmp_path):
+    pkg = tmp_path / "vllm" / "distributed" / "kv_transfer"
+    pkg.mkdir(parents=True)
+    (pkg / "bad.py").write_text("x = 1\ndef f(:\n")
+    (pkg / "good.py").write_text("raise ValueError('fine')\n")
+    done = run_cli("scan", str(tmp_path), "--out", str(tmp_path / "site"))
+    assert done.returncode == 0
+    assert "vllm/distributed/kv_transfer/bad.py:2: syntax error" in done.stderr
+    assert "1 raises" in done.stdout and "1 parse failures" in done.stdout
+
+
+def test_existing_folder_that_is_not_a_site_is_never_replaced(tmp_path):
+    precious = tmp_path / "docs"
+    precious.mkdir()
+    (precious / "notes.txt").write_text("keep me")
+    done = run_cli("scan", str(MINIREPO), "--out", str(precious))
+    assert done.returncode == 2 and "refusing to replace" in done.stderr
+    assert (precious / "notes.txt").read_text() == "keep me"
+
+
+def test_failed_scan_leaves_previous_site_untouched(tmp_path):
+    out = tmp_path / "site"
+    assert run_cli("scan", str(MINIREPO), "--out", str(out)).returncode == 0
+    before = tree_bytes(out)
+    assert run_cli("scan", str(MINIREPO), "--out", str(out), "--include", "none/**").returncode == 1
+    assert tree_bytes(out) == before
+    assert [p.name for p in tmp_path.iterdir()] == ["site"]
