@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from errscan.analysis import analyze
 from errscan.extract import FileResult, extract_file, extract_file_from_ast
@@ -100,12 +102,26 @@ def extract_all(
     # Largest first, so no core is left with one big file at the end while the others idle.
     work = sorted(((f, scope.catalogues(f.path)) for f in files), key=lambda w: -len(w[0].data))
     jobs = jobs or os.cpu_count() or 1
-    results = run_all(_extract_pair, work, jobs, time_limit)
-    lost = [i for i, r in enumerate(results) if isinstance(r, TaskLost)]
-    retries = [(*work[i], results[i].reason) for i in lost]
-    for i, retried in zip(lost, run_all(_extract_from_ast, retries, jobs, time_limit)):
-        results[i] = _unreadable(work[i][0], retried.reason) if isinstance(retried, TaskLost) else retried
+    with _collector_paused():
+        results = run_all(_extract_pair, work, jobs, time_limit)
+        lost = [i for i, r in enumerate(results) if isinstance(r, TaskLost)]
+        retries = [(*work[i], results[i].reason) for i in lost]
+        for i, retried in zip(lost, run_all(_extract_from_ast, retries, jobs, time_limit)):
+            results[i] = _unreadable(work[i][0], retried.reason) if isinstance(retried, TaskLost) else retried
     return sorted(results, key=lambda r: r.path)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Results arrive as a great many small acyclic objects, all kept: the cyclic collector would
+    rescan every one of them again and again as more arrive (most of this process's time)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _extract_pair(pair: tuple[SourceFile, bool]) -> FileResult:

@@ -9,12 +9,14 @@ are rougher: string literals and f-strings are rendered, anything else is one pl
 from __future__ import annotations
 
 import ast
+import re
 
-from errscan.extract.facts import ModuleFacts, dotted_name
+from errscan.extract.facts import ModuleFacts
 from errscan.extract.names import ScopeStack, qualify
 from errscan.extract.sites import MESSAGE_KEYWORDS, RawSite
 from errscan.extract.templates import EMPTY, Template, escape_literal, field_template, one_line
 
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _CONVERSIONS = {-1: "", ord("s"): "s", ord("r"): "r", ord("a"): "a"}
 
 
@@ -24,6 +26,7 @@ class _AstSiteWalker:
         self.lines = lines
         self.facts = facts
         self.scopes = ScopeStack()
+        self.positions = {(s.line, s.col): s for s in facts.statements}
         self.sites: list[RawSite] = []
         self.reraises = 0
 
@@ -51,8 +54,8 @@ class _AstSiteWalker:
             self.reraises += 1
             return
         target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-        dotted = dotted_name(target)
-        exception = dotted or self._source(target)
+        exception = self._source(target)
+        dotted = exception if _DOTTED.fullmatch(exception) else None
         qualname = None
         if dotted:
             lookup = self.facts.lookup(self.scopes.current)
@@ -93,6 +96,7 @@ class _AstSiteWalker:
         return one_line(ast.get_source_segment(self.text, node) or ast.unparse(node))
 
     def _site(self, node, kind, exception, qualname, message, cause, test) -> None:
+        position = self.positions[(node.lineno, node.col_offset)]  # the facts' walk saw it too
         self.sites.append(
             RawSite(
                 kind=kind,
@@ -106,6 +110,8 @@ class _AstSiteWalker:
                 comments=self._comments_above(node),
                 cause=cause,
                 assert_test=test,
+                condition=position.condition,
+                partial=position.partial,
             )
         )
 

@@ -11,7 +11,7 @@ from errscan.extract import extract_file, extract_file_from_ast
 from errscan.sources import SourceFile, blob_digest
 
 PATTERNS = sorted(p.name for p in (FIXTURES / "patterns").glob("*.py"))
-SAME_FIELDS = ("kind", "line", "end_line", "function", "comments", "cause", "assert_test")
+SAME_FIELDS = ("kind", "line", "end_line", "function", "comments", "cause", "assert_test", "condition", "partial")
 
 
 @pytest.mark.parametrize("name", PATTERNS)
