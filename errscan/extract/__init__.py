@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from errscan.extract.ast_sites import extract_ast_sites
 from errscan.extract.facts import SITE_KINDS, ModuleFacts, collect_facts
 from errscan.extract.names import is_package, module_name
-from errscan.extract.ast_sites import extract_ast_sites
 from errscan.extract.sites import RawSite, extract_sites
 from errscan.model import ParseFailure
 from errscan.sources import SourceFile
