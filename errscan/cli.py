@@ -104,7 +104,7 @@ def lookup(text, site, src, commit, release, repo, include, exclude, jobs, cache
 
 def summary_line(catalog, out: Path) -> str:
     s = catalog.summary
-    commit = (catalog.commit or "unknown commit")[:12]
+    commit = catalog.commit[:12] if catalog.commit else "unknown commit"
     stages = s.stage_seconds
     timing = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in stages.items() if name != "total")
     return (

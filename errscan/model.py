@@ -115,6 +115,7 @@ class ErrorSite:
     url: str  # pinned GitHub link to the line
     cause: str | None = None  # source of `from X`, if any
     assert_test: str | None = None  # an assert's test expression (the condition that must hold)
+    docstring: str | None = None  # the enclosing function's docstring
     trigger: Trigger | None = None  # filled by the analysis stage
 
     @property

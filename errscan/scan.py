@@ -171,7 +171,14 @@ def _error_site(
         url=github_url(repo, commit, result.path, raw.line),
         cause=raw.cause,
         assert_test=raw.assert_test,
+        docstring=_docstring(result.facts, raw.function),
     )
+
+
+def _docstring(facts: ModuleFacts | None, function: str) -> str | None:
+    if facts is None or function == "<module>":
+        return None
+    return next((f.docstring for f in facts.functions if f.scope == function), None)
 
 
 def github_url(repo: str, commit: str | None, path: str, line: int) -> str:

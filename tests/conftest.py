@@ -38,3 +38,24 @@ def release_0271() -> Path:
     from errscan.sources.release import fetch_release
 
     return fetch_release("0.27.1", profile=VLLM, cache_dir=default_cache_dir())
+
+
+@pytest.fixture(scope="session")
+def analysis_catalog():
+    """A scan of tests/fixtures/analysis_pkg: vLLM's shapes (registry, interface, config, engine
+    arguments) under shorter module paths, so the profile's plugin package is `vllm.kv`."""
+    import dataclasses
+
+    from errscan.profiles.vllm import VLLM
+    from errscan.scan import ScanOptions, scan
+    from errscan.scope import Scope
+    from errscan.sources.folder import FolderSource
+
+    profile = dataclasses.replace(VLLM, plugin_package="vllm.kv")
+    source = FolderSource(FIXTURES / "analysis_pkg", profile)
+    return scan(source, ScanOptions(repo="o/r", scope=Scope(("vllm/**",)), jobs=1, profile=profile))
+
+
+@pytest.fixture(scope="session")
+def by_function(analysis_catalog):
+    return {e.function: e for e in analysis_catalog.errors}

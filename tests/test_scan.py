@@ -46,6 +46,16 @@ def test_exception_bases_follow_classes_in_the_tree():
     assert timeout.exception_bases == ("errors.KVTransferError", "builtins.RuntimeError")
 
 
+def test_enclosing_function_docstring_is_kept(tmp_path):
+    (tmp_path / "d.py").write_text(
+        'def f():\n    """Pick the group.\n\n    Exactly one must match.\n    """\n    raise ValueError("m")\n'
+        "raise KeyError('top')\n"
+    )
+    inner, top = scan(FolderSource(tmp_path, VLLM), ScanOptions("o/r", Scope(("**",)))).errors
+    assert inner.docstring == "Pick the group.\n\nExactly one must match."
+    assert top.docstring is None
+
+
 def tree_bytes(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 

@@ -87,6 +87,9 @@ def conjuncts(node: ast.expr) -> list[ast.expr]:
         return [c for v in node.values for c in conjuncts(v)]
     if isinstance(node, ast.NamedExpr):
         return [node.value]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        simpler = negate(node.operand)  # `not a == b` -> `a != b`, De Morgan where it reads better
+        return conjuncts(simpler) if not (isinstance(simpler, ast.UnaryOp) and simpler.operand is node.operand) else [node]
     return [node]
 
 

@@ -1,4 +1,8 @@
-"""Render: the catalog as a static site (HTML pages and JSON API), written atomically."""
+"""Render: the catalog as a static site (HTML pages, browse lists, search index, JSON API), written atomically.
+
+Layout: index.html (browse), errors/<id>/index.html, browse/<group>.html, search/index.html,
+data/*.js (search and filter index), assets/ (one stylesheet, one script), api/ (JSON and schema).
+"""
 
 from __future__ import annotations
 
@@ -9,10 +13,21 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
 
 from errscan.errors import ErrscanError, UsageError
 from errscan.fsutil import swap_in_folder
 from errscan.model import Catalog, ErrorSite, catalog_from_dict, to_dict
+from errscan.render import browse, explain
+from errscan.render.related import related_errors
+from errscan.render.schema import api_schema
+from errscan.render.search import connectors_of, index_scripts
+from errscan.scan import github_url
+
+INDEX_PAGE_ROWS = 100  # errors listed on index.html before the filters' own paging takes over
 
 INDEX_FIELDS = ("id", "kind", "exception", "exception_qualname", "message", "path", "line", "function", "url")
 
@@ -24,7 +39,7 @@ def templates_dir() -> Path:
 
 
 def environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(templates_dir()),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -32,6 +47,29 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["inline_code"] = inline_code
+    return env
+
+
+def inline_code(text: str) -> markupsafe.Markup:
+    """Escape `text`, then show its `backquoted` parts as <code>: the form explain.py writes words in."""
+    parts = str(text).split("`")
+    if len(parts) % 2 == 0:  # an unpaired backquote: show it as it is
+        return markupsafe.escape(text)
+    return markupsafe.Markup("").join(
+        markupsafe.Markup("<code>{}</code>").format(part) if i % 2 else markupsafe.escape(part)
+        for i, part in enumerate(parts)
+    )
+
+
+def highlighted_excerpt(error: ErrorSite) -> markupsafe.Markup:
+    """The excerpt as Pygments HTML with line numbers; the lines of the statement marked."""
+    excerpt = error.excerpt
+    marked = [n - excerpt.start_line + 1 for n in range(error.line, error.end_line + 1)]
+    formatter = HtmlFormatter(
+        linenos="inline", linenostart=excerpt.start_line, hl_lines=marked, cssclass="source", wrapcode=True
+    )
+    return markupsafe.Markup(highlight("\n".join(excerpt.lines) + "\n", PythonLexer(stripnl=False), formatter))
 
 
 def dump_json(data: Any) -> str:
@@ -47,7 +85,7 @@ def index_document(catalog: Catalog) -> dict[str, Any]:
         "include": list(catalog.include),
         "exclude": list(catalog.exclude),
         "summary": _stable_summary(catalog),
-        "errors": [{k: getattr(e, k) for k in INDEX_FIELDS} for e in catalog.errors],
+        "errors": [{**{k: getattr(e, k) for k in INDEX_FIELDS}, "connectors": connectors_of(e)} for e in catalog.errors],
     }
 
 
@@ -104,12 +142,52 @@ def _write_files(catalog: Catalog, root: Path) -> None:
     _write(root / "api" / "index.json", dump_json(index_document(catalog)))
     if catalog.callgraph:
         _write(root / "api" / "callgraph.json", dump_json(catalog.callgraph))
+    _write(root / "api" / "schema.json", dump_json(api_schema()))
+    for name in ("style.css", "site.js"):
+        _write(root / "assets" / name, (templates_dir() / "assets" / name).read_text("utf-8"))
+    for name, text in index_scripts(catalog).items():
+        _write(root / "data" / name, text)
+
+    related = related_errors(catalog)
     error_page = env.get_template("error.html")
     for error in catalog.errors:
         _write(root / "api" / "errors" / f"{error.id}.json", dump_json(error_document(catalog, error)))
-        page = error_page.render(error=error, root="../../", **common)
+        page = error_page.render(root="../../", **common, **error_context(catalog, error, related[error.id]))
         _write(root / page_path(error), page)
-    _write(root / "index.html", env.get_template("index.html").render(root="", **common))
+
+    by_axis = {axis: browse.groups(catalog, axis) for axis in ("connector", "file")}
+    group_page = env.get_template("group.html")
+    for group in by_axis["connector"] + by_axis["file"]:
+        for number in range(1, group.pages + 1):
+            page = group_page.render(root="../", group=group, number=number, **common)
+            _write(root / "browse" / group.page_name(number), page)
+    first = sorted(catalog.errors, key=lambda e: (e.path, e.line, e.id))[:INDEX_PAGE_ROWS]
+    index = env.get_template("index.html").render(
+        root="", groups=by_axis, facets=browse.facet_counts(catalog), first_rows=first, **common
+    )
+    _write(root / "index.html", index)
+    _write(root / "search" / "index.html", env.get_template("search.html").render(root="../", **common))
+
+
+def error_context(catalog: Catalog, error: ErrorSite, related: list) -> dict[str, Any]:
+    """What error.html shows beyond the record itself: words, highlighted source, checks, links."""
+    firing = explain.firing_condition(error)
+    trigger = error.trigger
+    return {
+        "error": error,
+        "firing": firing,
+        "excerpt_html": highlighted_excerpt(error),
+        "check": explain.defensive_check(error, firing) if firing else None,
+        "solutions": explain.solutions(error, firing),
+        "trigger_words": explain.condition_words(trigger.condition, trigger.plain) if trigger and trigger.condition else None,
+        "contributions": [(c, explain.plain_words(c.condition)) for c in trigger.contributions] if trigger else [],
+        "chains": [
+            (chain, [(step, github_url(catalog.repo, catalog.commit, step.path, step.line)) for step in chain.steps])
+            for chain in (trigger.chains if trigger else ())
+        ],
+        "related": related,
+        "plain_words": explain.plain_words,
+    }
 
 
 def _write(path: Path, text: str) -> None:

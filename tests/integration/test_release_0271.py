@@ -84,3 +84,69 @@ def test_release_pip_cannot_fetch_is_a_one_line_failure(tmp_path):
     done = run_cli("scan", "--release", "0.0.0.9999", "--out", str(tmp_path / "s"), "--cache-dir", str(tmp_path / "c"))
     assert done.returncode == 1 and done.stderr.startswith("errscan: pip could not fetch vllm==0.0.0.9999")
     assert done.stderr.count("\n") == 1
+
+
+# When the errors fire (the analysis issue's checks on real vLLM).
+
+def error_at(catalog, name, line):
+    (found,) = [e for e in catalog.errors if e.path.endswith("/" + name) and e.line == line]
+    return found
+
+
+def knob_set(error):
+    return {(k.kind, k.name) for k in error.trigger.knobs}
+
+
+def test_reformat_block_ids_trigger(catalog):
+    error = error_at(catalog, "lmcache_mp_connector.py", 78)
+    assert {"block_ids is not None", "len(block_ids) > 1"} <= set(error.trigger.conjuncts)
+    assert any(c.path[0].endswith("LMCacheMPConnectorUpstream.update_state_after_alloc") for c in error.trigger.chains)
+    assert error.trigger.connectors == ("LMCacheMPConnector",)
+    assert ("env", "LMCACHE_USE_UPSTREAM_MP") in knob_set(error)
+    assert all("LMCACHE_USE_UPSTREAM_MP" in c.condition and "ImportError" in c.condition for c in error.trigger.chains)
+
+
+def test_init_lmcache_engine_trigger(catalog):
+    error = error_at(catalog, "vllm_v1_adapter.py", 508)
+    assert {"mla_enabled(model_config)", "lmcache_config.use_layerwise"} <= set(error.trigger.conjuncts)
+    tails = [[p.rsplit(".", 1)[-1] for p in c.path] for c in error.trigger.chains]
+    assert ["__init__", "__init__", "_init_lmcache_engine"] in tails
+    (chain,) = [c for c in error.trigger.chains if c.path[0].endswith("LMCacheConnectorV1.__init__")]
+    assert chain.path[1].endswith("LMCacheConnectorV1Impl.__init__")
+    assert "get_from_extra_config('use_native', False)" in chain.condition
+    assert "role != KVConnectorRole.SCHEDULER" in chain.condition
+    assert error.trigger.connectors == ("LMCacheConnectorV1",)
+    assert ("extra_config", "use_native") in knob_set(error)
+
+
+def test_mooncake_accumulated_trigger(catalog):
+    error = error_at(catalog, "connector.py", 124)
+    assert len(error.trigger.contributions) == 3
+    texts = [c.text for c in error.trigger.contributions]
+    assert texts[0] == "group {g_idx}: CrossAttentionSpec" and texts[2].startswith("PCP/DCP > 1")
+    assert "pcp * dcp > 1" in error.trigger.condition and "CrossAttentionSpec" in error.trigger.condition
+    assert any(c.path[0].endswith("MooncakeStoreConnector.__init__") and "enable_lookup" in c.condition
+               for c in error.trigger.chains)
+    assert {("cli_flag", "--prefill-context-parallel-size"), ("cli_flag", "--decode-context-parallel-size"),
+            ("extra_config", "enable_lookup")} <= knob_set(error)
+
+
+def test_hidden_states_trigger(catalog):
+    error = error_at(catalog, "example_hidden_states_connector.py", 133)
+    assert error.trigger.conjuncts == ("kv_cache_config is not None", "len(group_ids) != 1",
+                                       "group_ids or len(groups) != 1")
+    assert error.trigger.connectors == ("ExampleHiddenStatesConnector",)
+
+
+def test_most_errors_have_a_chain_and_the_graph_read_everything(catalog):
+    with_chain = sum(1 for e in catalog.errors if e.trigger.chains)
+    assert with_chain / len(catalog.errors) >= 0.9
+    assert catalog.summary.errors_with_chain == with_chain
+    assert catalog.summary.graph_files == catalog.summary.files_read
+    assert {"extract", "graph", "analysis"} <= set(catalog.summary.stage_seconds)
+
+
+def test_message_flags_exist_at_this_commit(catalog):
+    error = error_at(catalog, "lmcache_mp_connector.py", 78)
+    flag = {k.name: k.detail for k in error.trigger.knobs if k.kind == "cli_flag"}
+    assert flag["--disable-hybrid-kv-cache-manager"] == "named in the message"

@@ -1,0 +1,77 @@
+"""The search index: one entry per error, in chunks of JavaScript files the pages load with <script>.
+
+Chunks are scripts, not JSON fetched at run time, because `fetch` is refused on `file://` pages.
+Each entry carries what `errscan.match.compile_template` makes of its template (the exact and the
+cut-message patterns, the literal character count, the words), so the browser scores with the rules
+of `errscan.match.score_message` (docs/matching.md) without compiling templates a second time.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from errscan.match import compile_template, split_template
+from errscan.model import Catalog, ErrorSite
+
+CHUNK_SIZE = 500  # entries per file: small enough to parse quickly, few enough files at 13,000 errors
+
+_SCRIPT_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def script_json(data: Any) -> str:
+    """JSON that stays inert inside a <script> element: no `</script>`, `<!--` or line separators."""
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return "".join(_SCRIPT_UNSAFE.get(char, char) for char in text)
+
+
+def connectors_of(error: ErrorSite) -> list[str]:
+    return list(error.trigger.connectors) if error.trigger else []
+
+
+def search_entry(error: ErrorSite) -> dict[str, Any]:
+    compiled = compile_template(error.message)
+    pieces = split_template(error.message)
+    literals = [" ".join(p.text.split()) for p in pieces if not p.is_field]
+    return {
+        "id": error.id,
+        "exception": error.exception,
+        "kind": error.kind,
+        "message": error.message,
+        "path": error.path,
+        "line": error.line,
+        "function": error.function,
+        "connectors": connectors_of(error),
+        "pattern": compiled.pattern,
+        "prefix_pattern": compiled.prefix_pattern,
+        "literal_chars": compiled.literal_chars,
+        "words": list(compiled.words),
+        # longest literal run: a match must contain it, so the browser skips most regexes cheaply
+        "anchor": max(literals, key=len, default=""),
+        # leading literal text: a message cut short must begin like it, so most cut patterns never run
+        "head": literals[0] if pieces and not pieces[0].is_field else "",
+    }
+
+
+def manifest(catalog: Catalog, chunks: int) -> dict[str, Any]:
+    return {
+        "repo": catalog.repo,
+        "commit": catalog.commit,
+        "version": catalog.version,
+        "total": len(catalog.errors),
+        "chunks": chunks,
+    }
+
+
+def index_scripts(catalog: Catalog) -> dict[str, str]:
+    """File name under `data/` -> script text: `manifest.js` and `errors-NNN.js` chunks."""
+    entries = [search_entry(e) for e in catalog.errors]
+    chunks = [entries[i : i + CHUNK_SIZE] for i in range(0, len(entries), CHUNK_SIZE)]
+    files = {"manifest.js": f"errscanManifest({script_json(manifest(catalog, len(chunks)))});\n"}
+    for number, chunk in enumerate(chunks):
+        files[chunk_name(number)] = f"errscanChunk({number},{script_json(chunk)});\n"
+    return files
+
+
+def chunk_name(number: int) -> str:
+    return f"errors-{number:03d}.js"

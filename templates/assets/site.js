@@ -1,0 +1,255 @@
+/* errscan site: search by pasted message, and the browse filters. Plain JavaScript, no network:
+   the index comes as <script> files (data/manifest.js, data/errors-NNN.js) so that it also works
+   from file://. The exact rule is the regular expression errscan.match.compile_template wrote into
+   the index; the fuzzy score is described in docs/matching.md. Every text is set with textContent. */
+"use strict";
+
+var errscan = { manifest: null, chunks: [], loading: null };
+
+function errscanManifest(manifest) { errscan.manifest = manifest; }
+function errscanChunk(number, entries) { errscan.chunks[number] = entries; }
+
+/* Load every chunk once, by adding <script> elements; calls back when all are in. */
+function loadIndex(root, done) {
+  if (errscan.loading) { errscan.loading.push(done); return; }
+  errscan.loading = [done];
+  var total = errscan.manifest ? errscan.manifest.chunks : 0, left = total;
+  function finish() { var waiting = errscan.loading; errscan.loading = []; errscan.ready = true; waiting.forEach(function (f) { f(); }); }
+  if (!total) { finish(); return; }
+  for (var i = 0; i < total; i++) {
+    var script = document.createElement("script");
+    script.src = root + "data/errors-" + String(i).padStart(3, "0") + ".js";
+    script.onload = script.onerror = function () { if (--left === 0) finish(); };
+    document.head.appendChild(script);
+  }
+}
+
+function whenIndexReady(root, done) {
+  if (errscan.ready) done(); else loadIndex(root, done);
+}
+
+function allEntries() {
+  var out = [];
+  errscan.chunks.forEach(function (chunk) { if (chunk) out.push.apply(out, chunk); });
+  return out;
+}
+
+/* ---- reading a pasted log line ---- */
+var ANSI = /\x1b\[[0-9;]*[A-Za-z]/g;
+var PROCESS_TAG = /^\s*\([^()\n]*\)\s*/;                       /* (EngineCore_DP0 pid=1234) */
+var LOG_PREFIX = /^\s*(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+(?:\[[^\]\n]*\]\s*)?/;
+var EXCEPTION_PREFIX = /^\s*(?:[A-Za-z_][\w.]*\.)?([A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Warning))\s*:\s*/;
+
+function stripLine(line) {
+  var previous;
+  do {
+    previous = line;
+    line = line.replace(PROCESS_TAG, "").replace(LOG_PREFIX, "");
+  } while (line !== previous);
+  return line;
+}
+
+/* The message to score, tried as it is and without an `ExceptionName: ` prefix, and that name. */
+function messageCandidates(text) {
+  var lines = text.replace(ANSI, "").replace(/\r/g, "").split("\n").map(stripLine);
+  var start = 0;
+  lines.forEach(function (line, i) { if (/^Traceback \(most recent call last\)/.test(line) || /^\s/.test(line)) start = i + 1; });
+  if (start >= lines.length) start = 0;
+  var message = lines.slice(start).join("\n").trim();
+  var prefix = EXCEPTION_PREFIX.exec(message);
+  var bare = prefix ? message.slice(prefix[0].length).trim() : "";
+  if (!bare) return { messages: [message], exception: null };
+  return { messages: [bare, message], exception: prefix[1] };
+}
+
+function fold(text) { return text.split(/\s+/).join(" ").trim(); }
+
+/* ---- scoring: errscan.match.score_message, rule for rule (docs/matching.md) ---- */
+var PIN_MIN_CHARS = 10, FUZZY_MIN = 0.5, SHOWN = 50;
+var RULE_RANK = { exact: 3, truncated: 2, fuzzy: 1 };
+
+function chars(text) { return text.replace(/\s/g, "").length; }
+
+function words(text) {
+  var found = {};
+  (text.match(/[A-Za-z_][A-Za-z0-9_]*/g) || []).forEach(function (w) { found[w.toLowerCase()] = true; });
+  return Object.keys(found);
+}
+
+function boundChars(groups) {
+  var total = 0;
+  for (var i = 1; i < groups.length; i++) total += chars((groups[i] || "").trim());
+  return total;
+}
+
+/* One template against one (stripped) message: {rule, score, pinned} or null. */
+function scoreMessage(entry, message, messageWords, folded) {
+  var literal = entry.literal_chars;
+  if (!entry.anchor || folded.indexOf(entry.anchor) >= 0) {
+    if (!entry.regex) entry.regex = new RegExp(entry.pattern);
+    var found = entry.regex.exec(message);
+    if (found) {
+      var bound = boundChars(found);
+      return { rule: "exact", score: literal + bound ? literal / (literal + bound) : 0, pinned: literal >= PIN_MIN_CHARS };
+    }
+  }
+  var shown = Math.min(folded.length, entry.head.length);
+  if (message && literal && folded.slice(0, shown) === entry.head.slice(0, shown)) {
+    if (!entry.prefixRegex) entry.prefixRegex = new RegExp(entry.prefix_pattern);
+    var cut = entry.prefixRegex.exec(message);
+    if (cut) {
+      var seen = chars(message) - boundChars(cut);
+      if (seen > 0) return { rule: "truncated", score: seen / chars(message) * Math.min(1, seen / literal), pinned: seen >= PIN_MIN_CHARS };
+    }
+  }
+  if (!entry.words.length || !messageWords.length) return null;
+  var known = {}, shared = 0;
+  messageWords.forEach(function (w) { known[w] = true; });
+  entry.words.forEach(function (w) { if (known[w]) shared++; });
+  var dice = 2 * shared / (entry.words.length + messageWords.length);
+  return dice >= FUZZY_MIN ? { rule: "fuzzy", score: dice, pinned: false } : null;
+}
+
+function better(a, b) { return !b || RULE_RANK[a.rule] > RULE_RANK[b.rule] || (a.rule === b.rule && a.score > b.score); }
+
+/* Ranked results, best first: rule, then the logged exception class agreeing, then score. */
+function rank(text, entries) {
+  var candidates = messageCandidates(text);
+  if (!candidates.messages[0]) return [];
+  var prepared = candidates.messages.map(function (m) { return { message: m, words: words(m), folded: fold(m) }; });
+  var results = [];
+  entries.forEach(function (entry) {
+    var best = null;
+    prepared.forEach(function (p) {
+      var found = scoreMessage(entry, p.message, p.words, p.folded);
+      if (found && better(found, best)) best = found;
+    });
+    if (!best) return;
+    best.entry = entry;
+    best.classAgrees = candidates.exception !== null && entry.exception.split(".").pop() === candidates.exception;
+    best.catchAll = best.rule === "exact" && !entry.literal_chars;
+    results.push(best);
+  });
+  results.sort(function (a, b) {
+    return (a.catchAll - b.catchAll) || (RULE_RANK[b.rule] - RULE_RANK[a.rule]) || (b.classAgrees - a.classAgrees) ||
+      (b.score - a.score) || (a.entry.path < b.entry.path ? -1 : a.entry.path > b.entry.path ? 1 : a.entry.line - b.entry.line);
+  });
+  return results;
+}
+
+function element(tag, className, text) {
+  var node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function describe(result) {
+  if (result.catchAll) return "its message is a single value, so any text matches";
+  var label = { exact: "exact match", truncated: "matches the beginning (message cut short)", fuzzy: "similar words" }[result.rule];
+  return label + ", score " + result.score.toFixed(2) + (result.pinned ? "" : result.rule === "fuzzy" ? "" : " (little literal text: not certain)");
+}
+
+function title(entry) { return entry.message || entry.exception; }
+
+function clip(text, size) { return text.length > size ? text.slice(0, size - 1) + "\u2026" : text; }
+
+/* ---- search page ---- */
+function errscanSearch(root) {
+  var box = document.getElementById("q"), status = document.getElementById("search-status");
+  var list = document.getElementById("search-results"), timer = null;
+
+  function show(text) {
+    list.textContent = "";
+    if (!text.trim()) { status.textContent = "Type or paste a message."; return; }
+    var results = rank(text, allEntries());
+    var count = function (test) { return results.filter(test).length; };
+    var loose = count(function (r) { return r.catchAll; });
+    var exact = count(function (r) { return r.rule === "exact"; }) - loose, cut = count(function (r) { return r.rule === "truncated"; });
+    status.textContent = results.length
+      ? exact + " exact, " + cut + " cut-short, " + count(function (r) { return r.rule === "fuzzy"; }) + " similar and " + loose + " catch-all match(es)" + (results.length > SHOWN ? "; the best " + SHOWN + " shown." : ".")
+      : "No error in this catalog matches.";
+    results.slice(0, SHOWN).forEach(function (r) {
+      var item = element("li"), link = element("a", "", r.entry.exception + ": " + clip(title(r.entry), 240));
+      link.href = root + "errors/" + r.entry.id + "/index.html";
+      item.appendChild(link);
+      item.appendChild(element("div", "score", describe(r) + " \u00b7 " + r.entry.path + ":" + r.entry.line + " \u00b7 " + r.entry.function));
+      list.appendChild(item);
+    });
+  }
+
+  function run() {
+    var text = box.value;
+    try { history.replaceState(null, "", "?q=" + encodeURIComponent(text)); } catch (e) { /* file:// may refuse */ }
+    if (errscan.ready) { show(text); return; }
+    status.textContent = "Loading the index of " + (errscan.manifest ? errscan.manifest.total : 0) + " errors\u2026";
+    whenIndexReady(root, function () { show(box.value); });
+  }
+
+  document.getElementById("search").addEventListener("submit", function (event) { event.preventDefault(); run(); });
+  box.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(run, 200); });
+  var initial = new URLSearchParams(location.search).get("q");
+  if (initial) { box.value = initial; run(); }
+}
+
+/* ---- index page filters ---- */
+var PAGE_ROWS = 100;
+
+function errscanBrowse(root) {
+  var form = document.getElementById("filters"), results = document.getElementById("results");
+  var count = document.getElementById("result-count"), pages = document.getElementById("result-pages");
+  var initialRows = results.innerHTML, initialCount = count.textContent;
+
+  function chosen() {
+    return { exception: form.exception.value, connector: form.connector.value, kind: form.kind.value };
+  }
+
+  function keep(entry, f) {
+    return (!f.exception || entry.exception === f.exception) && (!f.kind || entry.kind === f.kind) &&
+      (!f.connector || entry.connectors.indexOf(f.connector) >= 0);
+  }
+
+  function render(matches, page) {
+    var table = element("table", "errors"), head = element("thead"), body = element("tbody"), row = element("tr");
+    ["Exception", "Message", "Where"].forEach(function (h) { row.appendChild(element("th", "", h)); });
+    head.appendChild(row); table.appendChild(head); table.appendChild(body);
+    matches.slice(page * PAGE_ROWS, (page + 1) * PAGE_ROWS).forEach(function (entry) {
+      var tr = element("tr"), cell = element("td"), link = element("a", "", clip(title(entry), 160));
+      var kind = element("td"); kind.appendChild(element("code", "", entry.exception));
+      if (entry.kind === "assert") { kind.appendChild(document.createTextNode(" ")); kind.appendChild(element("small", "", "assert")); }
+      link.href = root + "errors/" + entry.id + "/index.html";
+      cell.appendChild(link);
+      var where = element("td"); where.appendChild(element("code", "", entry.path + ":" + entry.line));
+      tr.appendChild(kind); tr.appendChild(cell); tr.appendChild(where); body.appendChild(tr);
+    });
+    results.textContent = ""; results.appendChild(table);
+    count.textContent = matches.length + " error" + (matches.length === 1 ? "" : "s") + " match the filters" +
+      (matches.length > PAGE_ROWS ? ", page " + (page + 1) + " of " + Math.ceil(matches.length / PAGE_ROWS) : "") + ".";
+    pages.textContent = "";
+    if (matches.length > PAGE_ROWS) {
+      for (var p = 0; p * PAGE_ROWS < matches.length; p++) {
+        var button = element("button", "", String(p + 1));
+        button.type = "button"; button.disabled = p === page;
+        button.addEventListener("click", render.bind(null, matches, p));
+        pages.appendChild(button);
+      }
+    }
+  }
+
+  function apply() {
+    var f = chosen();
+    if (!f.exception && !f.connector && !f.kind) {
+      results.innerHTML = initialRows; count.textContent = initialCount; pages.textContent = "";
+      return;
+    }
+    count.textContent = "Loading\u2026";
+    whenIndexReady(root, function () {
+      var current = chosen();
+      render(allEntries().filter(function (e) { return keep(e, current); }), 0);
+    });
+  }
+
+  form.addEventListener("change", apply);
+  form.addEventListener("submit", function (event) { event.preventDefault(); apply(); });
+  apply();
+}

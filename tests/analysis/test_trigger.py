@@ -1,0 +1,70 @@
+"""When errors fire, on a small package shaped like vLLM (registry, interface, config, engine args)."""
+
+
+def knobs(error):
+    return {(k.kind, k.name) for k in error.trigger.knobs}
+
+
+def test_condition_is_substituted_and_raw_kept(by_function):
+    trigger = by_function["build_engine"].trigger
+    assert trigger.condition == "mla_enabled(vllm_config.model_config) and vllm_config.layerwise"
+    assert trigger.raw_condition == "use_mla and vllm_config.layerwise"
+    assert trigger.conjuncts == ("mla_enabled(vllm_config.model_config)", "vllm_config.layerwise")
+
+
+def test_chain_through_alias_carries_extra_config_condition(by_function):
+    trigger = by_function["build_engine"].trigger
+    (chain,) = trigger.chains
+    assert chain.entry_kind == "connector-init"
+    assert [p.rsplit(".", 2)[-2:] for p in chain.path] == [
+        ["PlainConnector", "__init__"], ["NativeImpl", "__init__"], ["impl", "build_engine"]]
+    assert chain.condition == "vllm_config.kv_transfer_config.get_from_extra_config('use_native', False) and role != 'scheduler'"
+    assert chain.steps[0].line == 25 and chain.steps[0].path == "vllm/kv/connectors/plain.py"
+    assert trigger.connectors == ("PlainConnector",)
+    assert ("extra_config", "use_native") in knobs(by_function["build_engine"])
+
+
+def test_accumulate_then_raise_is_the_disjunction_of_append_guards(by_function):
+    error = by_function["PlainConnector._validate"]
+    assert error.trigger.condition == "(dcp > 1) or (envs.VLLM_STRICT)"
+    assert [(c.condition, c.text) for c in error.trigger.contributions] == [("dcp > 1", "dcp={dcp}"), ("envs.VLLM_STRICT", "strict")]
+    assert {("cli_flag", "--decode-context-parallel-size"), ("config_field", "ParallelConfig.decode_context_parallel_size"),
+            ("env", "VLLM_STRICT")} <= knobs(error)
+
+
+def test_registry_through_a_resolver_function_names_the_connector_and_env(by_function):
+    error = by_function["ChosenUpstream.update_state"]
+    assert error.trigger.connectors == ("ChosenConnector",)
+    assert ("env", "USE_UPSTREAM") in knobs(error)
+    (chain,) = error.trigger.chains
+    assert chain.entry_kind == "connector-interface"
+    assert "raises(ImportError, 'from external.chosen import Chosen')" in chain.condition
+
+
+def test_interface_method_reached_through_override(by_function):
+    (chain,) = by_function["reformat"].trigger.chains
+    assert chain.path[0].endswith("PlainConnector.update_state")
+
+
+def test_config_validation_is_an_entry(by_function):
+    (chain,) = by_function["ParallelConfig.__post_init__"].trigger.chains
+    assert chain.entry_kind == "config-validation" and by_function["ParallelConfig.__post_init__"].trigger.connectors == ()
+
+
+def test_flags_in_the_message_are_checked(by_function):
+    flags = {k.name: k.detail for k in by_function["reformat"].trigger.knobs if k.kind == "cli_flag"}
+    assert "stale" in flags["--no-such-flag"]
+    solutions = " ".join(by_function["reformat"].trigger.solutions)
+    assert "--no-such-flag" in solutions and "not a flag at this commit" in solutions
+
+
+def test_solutions_are_phrased_on_settings(by_function):
+    solutions = by_function["PlainConnector._validate"].trigger.solutions
+    assert any("`--decode-context-parallel-size`" in s for s in solutions)
+    assert any("Only `PlainConnector` reach" in s for s in solutions)
+
+
+def test_related_errors_give_reasons(by_function):
+    related = by_function["reformat"].trigger.related
+    assert related and all(r.reason for r in related)
+    assert any(r.reason.startswith("raised in the same file") for r in related)

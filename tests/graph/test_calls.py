@@ -1,0 +1,23 @@
+"""Call graph edges and how each was resolved; what cannot be resolved stays unresolved."""
+
+
+def has_edge(catalog, caller_tail, callee_tail, resolution):
+    return any(
+        e["caller"].endswith(caller_tail) and e["callee"].endswith(callee_tail) and e["resolution"] == resolution
+        for e in catalog.callgraph["edges"]
+    )
+
+
+def test_resolutions(analysis_catalog):
+    assert has_edge(analysis_catalog, "PlainConnector.__init__", "KVConnectorBase_V1.__init__", "super")
+    assert has_edge(analysis_catalog, "PlainConnector.__init__", "PlainConnector._validate", "self")
+    assert has_edge(analysis_catalog, "PlainConnector.__init__", "NativeImpl.__init__", "constructor")
+    assert has_edge(analysis_catalog, "Scheduler.__init__", "KVConnectorFactory.create_connector", "import")
+    assert has_edge(analysis_catalog, "Scheduler.schedule", "KVConnectorBase_V1.update_state", "attribute")
+    assert has_edge(analysis_catalog, "Scheduler.schedule", "PlainConnector.update_state", "override")
+    assert has_edge(analysis_catalog, "chosen.<module>", "chosen._resolve", "module")
+
+
+def test_unknown_receiver_stays_unresolved(analysis_catalog):
+    assert not any(e["callee"].endswith("mystery") for e in analysis_catalog.callgraph["edges"])
+    assert analysis_catalog.callgraph["unresolved_calls"] >= 1

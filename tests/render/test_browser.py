@@ -1,0 +1,95 @@
+"""The fixture site in headless chromium: browse, filters, search by pasted message, hostile text."""
+
+from __future__ import annotations
+
+import pytest
+
+from browser import browser, page, screenshot, search_results, search_url, served  # noqa: F401 (fixtures)
+from sitebuild import catalog, error_named, site  # noqa: F401 (fixtures)
+
+FIND_GROUP_MESSAGE = (
+    "Could not uniquely identify the hidden-states group among 3 groups; "
+    "the layer must be isolated in its own group."
+)
+
+
+def test_index_lists_every_error(page, site, catalog):
+    page.goto((site / "index.html").as_uri())
+    links = page.locator("#results tbody tr a")
+    assert sorted(a.get_attribute("href") for a in links.all()) == sorted(
+        f"errors/{e.id}/index.html" for e in catalog.errors
+    )
+
+
+@pytest.mark.parametrize(
+    "choice, expected",
+    [
+        ({"connector": "GroupLookupConnector"}, {("GroupLookupConnector._find_group", "ValueError"), ("GroupLookupConnector.start_load", "NotImplementedError")}),
+        ({"kind": "assert"}, {("GroupLookupConnector.start_load", "AssertionError")}),
+        ({"exception": "RuntimeError"}, {("StoreConnector.get", "RuntimeError")}),
+        ({"exception": "ValueError", "connector": "StoreConnector"}, {("StoreConnector._validate", "ValueError")}),
+    ],
+)
+def test_filters_narrow_the_list(page, site, catalog, choice, expected):
+    page.goto((site / "index.html").as_uri())
+    for name, value in choice.items():
+        page.select_option(f"select[name={name}]", value)
+    page.wait_for_function(f"document.getElementById('result-count').textContent.startsWith('{len(expected)} error')")
+    shown = {a.get_attribute("href") for a in page.locator("#results tbody tr a").all()}
+    assert shown == {f"errors/{error_named(catalog, f, x).id}/index.html" for f, x in expected}
+    for name in choice:
+        page.select_option(f"select[name={name}]", "")
+    assert page.locator("#results tbody tr").count() == len(catalog.errors)
+
+
+def test_typed_message_with_log_prefix_finds_its_error_first(page, site, catalog):
+    expected = error_named(catalog, "GroupLookupConnector._find_group")
+    page.goto((site / "search" / "index.html").as_uri())
+    page.fill("#q", f"(EngineCore_DP0 pid=1234) ERROR 08-14 12:00:01 [core.py:123] ValueError: {FIND_GROUP_MESSAGE}")
+    assert search_results(page)[0] == f"../errors/{expected.id}/index.html"
+    assert "exact match" in page.locator("#search-results li").first.inner_text()
+    screenshot(page, "search-results.png")
+    page.locator("#search-results li a").first.click()
+    page.wait_for_url(f"**/errors/{expected.id}/index.html")
+    assert page.locator("h1").inner_text().startswith("Could not uniquely identify")
+    screenshot(page, "error-page.png")
+
+
+def test_query_in_the_url_runs_the_search(page, site, catalog, served):
+    expected = error_named(catalog, "StoreConnector._validate")
+    page.goto(search_url(served(site), "StoreConnector does not support: cross attention; PCP > 1 (pcp=2)"))
+    assert search_results(page)[0] == f"../errors/{expected.id}/index.html"
+    assert page.input_value("#q").startswith("StoreConnector does not support")
+
+
+def test_reworded_message_is_found_by_the_fuzzy_score(page, site, catalog):
+    expected = error_named(catalog, "GroupLookupConnector._find_group")
+    page.goto((site / "search" / "index.html").as_uri() + "?q=could not identify hidden-states group among 3 groups")
+    assert search_results(page)[0] == f"../errors/{expected.id}/index.html"
+    assert "similar words, score" in page.locator("#search-results li").first.inner_text()
+
+
+def test_message_cut_short_is_found_by_its_beginning(page, site, catalog):
+    expected = error_named(catalog, "GroupLookupConnector._find_group")
+    page.goto((site / "search" / "index.html").as_uri() + "?q=Could not uniquely identify the hidden-states group among 3 gro")
+    assert search_results(page)[0] == f"../errors/{expected.id}/index.html"
+    assert "matches the beginning (message cut short)" in page.locator("#search-results li").first.inner_text()
+
+
+def test_hostile_text_renders_as_text_and_runs_nothing(page, site, catalog):
+    hostile = error_named(catalog, "render_banner")
+    page.goto((site / "errors" / hostile.id / "index.html").as_uri())
+    assert "</script><script>alert(1)</script>" in page.locator("#message pre").inner_text()
+    assert page.locator("img").count() == 0 and page.locator("script").count() == 0
+    assert "onerror=\"alert('comment')\"" in page.locator("#meaning").inner_text()
+    page.goto((site / "search" / "index.html").as_uri())
+    page.fill("#q", "</script><script>alert(1)</script> and <img src=x onerror=alert(2)> for x")
+    first = page.locator("#search-results li a").first
+    first.wait_for()
+    assert "<img src=x onerror=alert(2)>" in first.inner_text()
+    assert page.locator("#search-results img").count() == 0
+    page.goto((site / "index.html").as_uri())
+    page.select_option("select[name=exception]", "ValueError")
+    page.wait_for_function("document.getElementById('result-count').textContent.startsWith('4 error')")
+    assert page.locator("#results img").count() == 0
+    # the `page` fixture fails the test if any dialog opened or any script error happened

@@ -1,0 +1,169 @@
+"""The built site: every error page has its sections, every JSON file validates, nothing escapes."""
+
+from __future__ import annotations
+
+import json
+import re
+import jsonschema
+import pytest
+
+from errscan.render import write_site
+from errscan.render.search import script_json
+from sitebuild import SECTIONS, Page, catalog, error_named, site, words  # noqa: F401 (fixtures)
+
+def pages(site):
+    return sorted(site.rglob("*.html"))
+
+
+def test_every_error_page_has_all_sections_in_order(site, catalog):
+    for error in catalog.errors:
+        page = Page((site / "errors" / error.id / "index.html").read_text())
+        assert page.sections == SECTIONS, error.function
+
+
+def test_error_page_explains_the_analysed_condition(site, catalog):
+    error = error_named(catalog, "GroupLookupConnector._find_group")
+    html = (site / "errors" / error.id / "index.html").read_text()
+    text = words(html)
+    assert "vllm-project" not in text and "example/kv · error · ValueError" in text
+    assert "when `group_ids` does not have exactly 1 item".replace("`", "") in text
+    assert "Index of the group holding the hidden states." in text
+    assert "More than one match, or none among several groups: ambiguous." in text
+    assert "if len(group_ids) != 1:" in text
+    assert "View on GitHub (pinned to 0123456789)" in text
+    assert f"https://github.com/example/kv/blob/{catalog.commit}/{error.path}#L{error.line}" in html
+    # each chain step links to its pinned line
+    assert f"https://github.com/example/kv/blob/{catalog.commit}/vllm/distributed/kv_transfer/group_lookup.py#L12" in html
+    assert "GroupLookupConnector.__init__ calls GroupLookupConnector._find_group" in text
+    assert "Raises this way when kv_cache_config is not None and len(group_ids) != 1." in text
+    assert "--kv-transfer-config" in text and "GroupLookupConnector" in text
+    assert f'href="../../api/errors/{error.id}.json"' in html
+    assert "release 9.9.9" in text
+    # the raise line and its continuation lines are marked, with their numbers
+    marked = re.findall(r'<span class="hll"><span class="linenos">\s*(\d+)</span>', html)
+    assert [int(n) for n in marked] == list(range(error.line, error.end_line + 1))
+    numbered = re.findall(r'<span class="linenos">\s*(\d+)</span>(.*)', html)
+    assert numbered[0] == (str(error.excerpt.start_line), "")  # a blank first line keeps its number
+    assert [int(n) for n, _ in numbered] == list(range(error.excerpt.start_line, error.excerpt.start_line + len(error.excerpt.lines)))
+    assert "raise" in dict(numbered)[str(error.line)]
+
+
+def test_sections_without_data_say_so(site, catalog):
+    error = error_named(catalog, "GroupLookupConnector.__init__")
+    text = words((site / "errors" / error.id / "index.html").read_text())
+    assert "Not analysed yet for this site" in text
+    assert "None can be derived: no condition is known for this site." in text
+    assert "No condition to derive a check from until this site is analysed." in text
+    assert "No comment above the raise." in text
+
+
+def test_contributions_are_listed_with_their_conditions(site, catalog):
+    error = error_named(catalog, "StoreConnector._validate")
+    text = words((site / "errors" / error.id / "index.html").read_text())
+    assert "PCP > 1 (pcp={config.pcp}) when config.pcp > 1 (config.pcp is greater than 1)" in text
+
+
+def test_analysis_solutions_are_shown(site, catalog):
+    error = error_named(catalog, "GroupLookupConnector.start_load", "NotImplementedError")
+    text = words((site / "errors" / error.id / "index.html").read_text())
+    assert "Solutions Turn use_layerwise off in kv_connector_extra_config. Defensive check" in text
+    assert "extra config use_layerwise" in text
+
+
+def test_related_errors_say_why(site, catalog):
+    error = error_named(catalog, "GroupLookupConnector._find_group")
+    html = (site / "errors" / error.id / "index.html").read_text()
+    init = error_named(catalog, "GroupLookupConnector.__init__")
+    load = error_named(catalog, "GroupLookupConnector.start_load", "NotImplementedError")
+    assert f'href="../{init.id}/index.html"' in html  # same class in the file
+    assert f'href="../{load.id}/index.html"' in html  # same connector
+    text = words(html)
+    assert "same exception ValueError in the same file" in text
+    assert "same connector GroupLookupConnector" in text
+    assert error.id not in re.findall(r'href="\.\./([0-9a-f]{16})/index.html"', html)
+
+
+def test_every_json_file_validates_against_the_schema(site, catalog):
+    schema = json.loads((site / "api" / "schema.json").read_text())
+    assert schema["schema_version"] == catalog.schema_version
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    files = sorted((site / "api").rglob("*.json"))
+    assert len(files) == len(catalog.errors) + 3  # index, schema, callgraph
+    for path in files:
+        if path.name != "schema.json":
+            validator.validate(json.loads(path.read_text()))
+
+
+def test_schema_rejects_what_the_model_does_not_write(site):
+    schema = json.loads((site / "api" / "schema.json").read_text())
+    doc = json.loads(next((site / "api" / "errors").glob("*.json")).read_text())
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**doc, "surprise": 1}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**doc, "line": "12"}, schema)
+
+
+def test_hostile_text_is_escaped_everywhere(site, catalog):
+    error = error_named(catalog, "render_banner")
+    assert "</script><script>alert(1)</script>" in error.message
+    for path in pages(site):
+        page = Page(path.read_text())
+        for script in page.scripts:
+            assert "alert" not in script, path
+    html = (site / "errors" / error.id / "index.html").read_text()
+    text = "".join(Page(html).text)
+    assert "</script><script>alert(1)</script> and <img src=x onerror=alert(2)>" in text
+    assert "<img src=x onerror=\"alert('comment')\"> must show as text" in text
+    assert "alert('doc')" in text
+    for path in sorted((site / "data").glob("*.js")):
+        body = path.read_text()
+        assert "<" not in body and ">" not in body, path
+
+
+def test_script_json_cannot_close_a_script_element():
+    text = script_json({"m": "</script><!-- \u2028 & >"})
+    assert "</" not in text and "<!--" not in text and "\u2028" not in text
+    assert json.loads(text) == {"m": "</script><!-- \u2028 & >"}
+
+
+def test_links_are_relative_and_resolve(site):
+    for path in pages(site):
+        page = Page(path.read_text())
+        for target in page.links + [s for s in page.scripts if not s.startswith("inline:")]:
+            if target.startswith("https://github.com/"):
+                continue
+            assert not re.match(r"^[a-z]+:|^/", target), (path, target)
+            assert (path.parent / target.split("?")[0]).resolve().exists(), (path, target)
+
+
+def test_search_index_holds_the_shared_patterns(site, catalog):
+    from errscan.match import compile_template
+
+    entries = []
+    for path in sorted((site / "data").glob("errors-*.js")):
+        body = path.read_text()
+        entries += json.loads(body[body.index("[") : body.rindex("]") + 1])
+    assert [e["id"] for e in entries] == [e.id for e in catalog.errors]
+    for entry, error in zip(entries, catalog.errors):
+        compiled = compile_template(error.message)
+        assert entry["pattern"] == compiled.pattern and entry["prefix_pattern"] == compiled.prefix_pattern
+        assert (entry["literal_chars"], entry["words"]) == (compiled.literal_chars, list(compiled.words))
+
+
+def test_browse_groups_by_connector_and_file_with_counts(site, catalog):
+    html = (site / "index.html").read_text()
+    text = words(html)
+    assert "GroupLookupConnector (2)" in text and "StoreConnector (1)" in text
+    assert "no connector determined (4)" in text
+    assert "vllm/distributed/kv_transfer/group_lookup.py (4)" in text
+    for error in catalog.errors:
+        assert f'href="errors/{error.id}/index.html"' in html
+
+
+def test_build_is_deterministic(catalog, tmp_path):
+    write_site(catalog, tmp_path / "a")
+    write_site(catalog, tmp_path / "b")
+    a = {p.relative_to(tmp_path / "a"): p.read_bytes() for p in (tmp_path / "a").rglob("*") if p.is_file()}
+    b = {p.relative_to(tmp_path / "b"): p.read_bytes() for p in (tmp_path / "b").rglob("*") if p.is_file()}
+    assert a == b
