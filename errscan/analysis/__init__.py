@@ -19,7 +19,7 @@ from errscan.analysis.knobs import KnobCatalog, flags_in_message, knobs_in
 from errscan.analysis.plain import plain_words
 from errscan.analysis.related import related_errors
 from errscan.analysis.solutions import solutions
-from errscan.extract.conditions import Condition, Term, render
+from errscan.extract.conditions import Condition, Term, conjuncts, make_term, negate, render
 from errscan.extract.facts import ModuleFacts
 from errscan.extract.sites import RawSite
 from errscan.extract.templates import TemplateBuilder
@@ -49,8 +49,7 @@ def analyze(
             reaches[node] = reach(graph, node, entries)
         trigger = _trigger(error, raw, module, reaches[node], catalog, profile, len({p.name for p in plugins}))
         analyzed.append(dataclasses.replace(error, trigger=trigger))
-    knob_names = {e.id: {k.name for k in e.trigger.knobs if k.kind != "connector"} for e in analyzed}
-    related = related_errors(analyzed, knob_names)
+    related = related_errors(analyzed)
     analyzed = [dataclasses.replace(e, trigger=dataclasses.replace(e.trigger, related=related[e.id])) for e in analyzed]
     with_chain = sum(1 for e in analyzed if e.trigger.chains)
     return analyzed, AnalysisStats(len(entries), len(plugins), with_chain)
@@ -61,14 +60,21 @@ def _trigger(
     profile: Profile, plugin_count: int,
 ) -> Trigger:
     terms, contributions = _accumulated(raw, module)
+    if raw.kind == "assert" and raw.assert_test:
+        # An assert fires when its own test fails, on top of the path that reaches it.
+        try:
+            failing = conjuncts(negate(ast.parse(raw.assert_test, mode="eval").body))
+            terms = conjoin(terms, tuple(make_term(c, {}) for c in failing))
+        except SyntaxError:
+            pass  # the test is kept as written in `assert_test`
     condition = render(terms)
-    conjuncts = _conjuncts(condition)
-    deep_conjuncts = _conjuncts(render(terms, "deep"))
+    parts = _conjuncts(condition)
+    deep_parts = _conjuncts(render(terms, "deep"))
     chains = tuple(_chain(c, terms) for c in found.chains)
     plugin_names = sorted({p.name for entry in found.entries for p in entry.plugins})
     knobs: list[Knob] = [Knob("connector", name, "kv_connector") for name in plugin_names]
     per_conjunct = [
-        (c, knobs_in(deep, catalog, profile)) for c, deep in zip(conjuncts, _align(conjuncts, deep_conjuncts))
+        (c, knobs_in(deep, catalog, profile)) for c, deep in zip(parts, _align(parts, deep_parts))
     ]
     for _, found_knobs in per_conjunct:
         knobs.extend(found_knobs)
@@ -85,9 +91,9 @@ def _trigger(
     knobs.extend(message_flags)
     return Trigger(
         condition=condition,
-        conjuncts=tuple(conjuncts),
+        conjuncts=tuple(parts),
         raw_condition=render(raw.condition, "raw"),
-        plain=" and ".join(plain_words(c) for c in conjuncts) or None,
+        plain=plain_words(condition) if condition else None,
         partial=bool(raw.partial),
         unknown=raw.partial,
         contributions=tuple(Contribution(c, text) for c, _, text in contributions),

@@ -1,58 +1,114 @@
-"""Conditions in plain words, for the forms that are common; anything else stays as code."""
+"""Conditions in plain words, for the forms that are common; anything else stays as code.
+
+Everything is derived from a condition's code (Python syntax, parsed with `ast`): `is None`,
+comparisons, `len(x) > n`, `isinstance`, membership, flags and `and`/`or`/`not` get words,
+anything else is shown as code. Pages and the analysis use these same words.
+"""
 
 from __future__ import annotations
 
 import ast
 
-_COMPARISONS = {
-    ast.Eq: "equals", ast.NotEq: "is not equal to", ast.Lt: "is less than", ast.LtE: "is at most",
-    ast.Gt: "is greater than", ast.GtE: "is at least", ast.In: "is in", ast.NotIn: "is not in",
+from errscan.extract.conditions import negate as negated_node, unparse
+
+_COMPARE_WORDS = {
+    ast.Eq: ("equals", "differs from"),
+    ast.NotEq: ("differs from", "equals"),
+    ast.Lt: ("is less than", "is at least"),
+    ast.LtE: ("is at most", "is greater than"),
+    ast.Gt: ("is greater than", "is at most"),
+    ast.GtE: ("is at least", "is less than"),
+    ast.In: ("is one of", "is not one of"),
+    ast.NotIn: ("is not one of", "is one of"),
+}
+_LEN_WORDS = {  # len(x) <op> n, worded as a count of items
+    ast.Eq: ("has exactly {n}", "does not have exactly {n}"),
+    ast.NotEq: ("does not have exactly {n}", "has exactly {n}"),
+    ast.Lt: ("has fewer than {n}", "has at least {n}"),
+    ast.LtE: ("has at most {n}", "has more than {n}"),
+    ast.Gt: ("has more than {n}", "has at most {n}"),
+    ast.GtE: ("has at least {n}", "has fewer than {n}"),
 }
 
-_LENGTHS = {
-    ast.Eq: "has exactly", ast.NotEq: "does not have exactly", ast.Lt: "has fewer than",
-    ast.LtE: "has at most", ast.Gt: "has more than", ast.GtE: "has at least",
-}
 
-
-def plain_words(term: str) -> str:
-    """One term of a condition as a phrase: `len(x) > 1` -> "`len(x)` is greater than 1"."""
+def plain_words(code: str, negate: bool = False) -> str:
+    """`code` (or, with `negate`, its opposite) in plain words; the code itself when not understood."""
     try:
-        node = ast.parse(term, mode="eval").body
+        tree = ast.parse(code.strip(), mode="eval").body
     except SyntaxError:
-        return f"`{term}`"
-    return _phrase(node)
+        return f"not ({code})" if negate else code
+    return _words(tree, negate)
 
 
-def _code(node: ast.AST) -> str:
+def condition_words(code: str, plain: str | None = None) -> str:
+    """The analysis's plain words when it gave some, else words made here from the code."""
+    if plain and plain.strip() != code.strip():
+        return plain
+    return plain_words(code)
+
+
+def negated_code(code: str) -> str:
+    """Python code for `not (code)`, simplified where that stays exact (`a <= b` -> `a > b`)."""
+    try:
+        tree = ast.parse(code.strip(), mode="eval").body
+    except SyntaxError:
+        return f"not ({code})"
+    return unparse(negated_node(tree))
+
+
+def _code(node: ast.expr) -> str:
     return f"`{ast.unparse(node)}`"
 
 
-def _phrase(node: ast.expr) -> str:
-    if isinstance(node, ast.Compare) and len(node.ops) == 1:
-        op, right = node.ops[0], node.comparators[0]
-        if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(right, ast.Constant) and right.value is None:
-            return f"{_code(node.left)} is {'not ' if isinstance(op, ast.IsNot) else ''}None"
-        if type(op) in _COMPARISONS:
-            left = node.left
-            is_len = isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "len"
-            if is_len and len(left.args) == 1 and type(op) in _LENGTHS:
-                return f"{_code(left.args[0])} {_LENGTHS[type(op)]} {ast.unparse(right)} item(s)"
-            return f"{_code(left)} {_COMPARISONS[type(op)]} {_code(right)}"
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2:
-        return f"{_code(node.args[0])} is a {_code(node.args[1])}"
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "any" and node.args:
-        generator = node.args[0]
-        if isinstance(generator, ast.GeneratorExp) and len(generator.generators) == 1:
-            loop = generator.generators[0]
-            inner = generator.elt
-            what = "" if isinstance(inner, ast.Constant) else f": {_phrase(inner)}"
-            return f"for some {_code(loop.target)} in {_code(loop.iter)}{what}"
+def _words(node: ast.expr, negate: bool) -> str:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return f"{_code(node.operand)} is false or empty"
+        return _words(node.operand, not negate)
     if isinstance(node, ast.BoolOp):
-        joiner = " and " if isinstance(node.op, ast.And) else " or "
-        return "(" + joiner.join(_phrase(v) for v in node.values) + ")"
+        is_and = isinstance(node.op, ast.And) != negate  # De Morgan
+        parts = [_words(v, negate) for v in node.values]
+        if len(parts) > 2 or any(isinstance(v, ast.BoolOp) for v in node.values):
+            head = "all of" if is_and else "any of"
+            return f"{head}: " + "; ".join(f"({p})" for p in parts)
+        return (" and " if is_and else " or ").join(parts)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        return _compare_words(node.left, node.ops[0], node.comparators[0], negate)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 2:
+        if node.func.id == "isinstance":
+            kind = _type_words(node.args[1])
+            return f"{_code(node.args[0])} is {'not ' if negate else ''}{kind}"
+        if node.func.id == "hasattr" and isinstance(node.args[1], ast.Constant):
+            verb = "has no" if negate else "has an"
+            return f"{_code(node.args[0])} {verb} attribute `{node.args[1].value}`"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
+        return f"{_code(node.args[0])} is {'empty' if negate else 'not empty'}"
     if isinstance(node, (ast.Name, ast.Attribute)):
-        return f"{_code(node)} is set (true or non-empty)"
-    return _code(node)
+        return f"{_code(node)} is {'false or empty' if negate else 'true (set, non-empty)'}"
+    if isinstance(node, ast.Call):
+        return f"{_code(node)} returns {'a false value' if negate else 'a true value'}"
+    return f"{_code(node)} is {'false' if negate else 'true'}"
+
+
+def _compare_words(left: ast.expr, op: ast.cmpop, right: ast.expr, negate: bool) -> str:
+    if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(right, ast.Constant) and right.value is None:
+        is_none = isinstance(op, ast.Is) != negate
+        return f"{_code(left)} is {'None (not set)' if is_none else 'set (not None)'}"
+    if isinstance(op, (ast.Is, ast.IsNot)):
+        same = isinstance(op, ast.Is) != negate
+        return f"{_code(left)} is {'' if same else 'not '}the same object as {_code(right)}"
+    is_len = isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "len" and len(left.args) == 1
+    if is_len and type(op) in _LEN_WORDS and isinstance(right, ast.Constant) and isinstance(right.value, int):
+        n = right.value
+        if n == 0 and isinstance(op, (ast.Eq, ast.NotEq)):
+            empty = isinstance(op, ast.Eq) != negate
+            return f"{_code(left.args[0])} is {'empty' if empty else 'not empty'}"
+        phrase = _LEN_WORDS[type(op)][1 if negate else 0].format(n=n)
+        return f"{_code(left.args[0])} {phrase} item{'' if n == 1 else 's'}"
+    if type(op) in _COMPARE_WORDS:
+        return f"{_code(left)} {_COMPARE_WORDS[type(op)][1 if negate else 0]} {_code(right)}"
+    return f"{_code(ast.Compare(left, [op], [right]))} is {'false' if negate else 'true'}"
+
+
+def _type_words(node: ast.expr) -> str:
+    if isinstance(node, ast.Tuple):
+        return "one of " + ", ".join(_code(e) for e in node.elts)
+    return f"a {_code(node)}"

@@ -1,13 +1,22 @@
-"""Related errors: ranked neighbours of an error, each with the reason it is related."""
+"""Related errors: ranked neighbours of an error, each with the reason it is related.
+
+Reasons, strongest first: the same function; the same exception class in the same file; the same
+message template; a shared setting (knob); a shared connector; a similar message (word overlap);
+the same file. Within a reason the nearest sites come first, and each error is listed once.
+"""
 
 from __future__ import annotations
 
+import heapq
 import re
+from collections import defaultdict
+from typing import Callable, Iterable
 
 from errscan.model import ErrorSite, Related
 
-MAX_RELATED = 6
-_RARE = 50
+PER_REASON = 4  # nearest sites listed per reason, so that a page stays short at 13,000 errors
+MAX_RELATED = 12
+_RARE = 50  # only words shared by at most this many errors make two messages similar
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
 
 
@@ -16,44 +25,53 @@ def _words(template: str) -> frozenset[str]:
     return frozenset(w.lower() for w in _WORD.findall(literal))
 
 
-def related_errors(errors: list[ErrorSite], knobs: dict[str, set[str]]) -> dict[str, tuple[Related, ...]]:
-    """Same function, shared settings, similar messages, same file: in that order of strength."""
-    words = {e.id: _words(e.message) for e in errors}
-    by_file: dict[str, list[ErrorSite]] = {}
+_REASONS: tuple[tuple[str, Callable[[ErrorSite], Iterable[tuple]], Callable[[tuple], str]], ...] = (
+    ("function", lambda e: [(e.path, e.function)], lambda k: f"raised in the same function, `{k[1]}`"),
+    ("class", lambda e: [(e.path, e.exception.rsplit(".", 1)[-1])], lambda k: f"the same exception `{k[1]}` in the same file"),
+    ("message", lambda e: [(e.message,)] if e.message else [], lambda k: "the same message template"),
+    ("knob", lambda e: [(k.kind.replace("_", " "), k.name) for k in e.trigger.knobs if k.kind != "connector"] if e.trigger else [],
+     lambda k: f"depends on the same {k[0]} `{k[1]}`"),
+    ("connector", lambda e: [(c,) for c in e.trigger.connectors] if e.trigger else [],
+     lambda k: f"reached through the same connector `{k[0]}`"),
+)
+
+
+def related_errors(errors: list[ErrorSite]) -> dict[str, tuple[Related, ...]]:
+    groups: dict[tuple, list[ErrorSite]] = defaultdict(list)
     for error in errors:
-        by_file.setdefault(error.path, []).append(error)
-    by_word: dict[str, list[str]] = {}
-    for error_id, found in words.items():
-        for word in found:
-            by_word.setdefault(word, []).append(error_id)
-    by_knob: dict[str, list[str]] = {}
-    for error_id, names in knobs.items():
-        for name in names:
-            by_knob.setdefault(name, []).append(error_id)
+        for name, keys, _ in _REASONS:
+            for key in keys(error):
+                groups[(name, *key)].append(error)
+    words = {e.id: _words(e.message) for e in errors}
+    by_word: dict[str, list[ErrorSite]] = defaultdict(list)
+    for error in errors:
+        for word in words[error.id]:
+            by_word[word].append(error)
+    by_file: dict[str, list[ErrorSite]] = defaultdict(list)
+    for error in errors:
+        by_file[error.path].append(error)
+
     result = {}
     for error in errors:
-        ranked: dict[str, tuple[int, str]] = {}
+        seen, found = {error.id}, []
 
-        def offer(other: str, rank: int, reason: str) -> None:
-            if other != error.id and (other not in ranked or ranked[other][0] > rank):
-                ranked[other] = (rank, reason)
+        def nearest(members: Iterable[ErrorSite], reason: str) -> None:
+            fresh = [m for m in members if m.id not in seen]
+            closest = heapq.nsmallest(
+                PER_REASON, fresh, key=lambda m: (m.path != error.path, abs(m.line - error.line), m.path, m.line, m.id)
+            )
+            for member in closest:
+                seen.add(member.id)
+                found.append(Related(member.id, reason))
 
-        for other in by_file[error.path]:
-            if other.function == error.function:
-                offer(other.id, 0, f"raised in the same function, {error.function}")
-        for name in sorted(knobs.get(error.id, ())):
-            for other in by_knob[name][:50]:
-                offer(other, 1, f"depends on the same setting {name}")
+        for name, keys, describe in _REASONS:
+            for key in keys(error):
+                nearest(groups[(name, *key)], describe(key))
         mine = words[error.id]
         if len(mine) >= 3:
-            # Only words shared by few errors can make two messages similar enough to count.
-            candidates = {i for w in mine if len(by_word[w]) <= _RARE for i in by_word[w]}
-            for other in sorted(candidates):
-                theirs = words[other]
-                if len(mine & theirs) / len(mine | theirs) >= 0.5:
-                    offer(other, 2, "similar message")
-        for other in by_file[error.path]:
-            offer(other.id, 3, f"raised in the same file, {error.path}")
-        order = sorted(ranked.items(), key=lambda item: (item[1][0], item[0]))
-        result[error.id] = tuple(Related(i, reason) for i, (_, reason) in order[:MAX_RELATED])
+            candidates = {m.id: m for w in mine if len(by_word[w]) <= _RARE for m in by_word[w]}
+            similar = [m for m in candidates.values() if len(mine & words[m.id]) / len(mine | words[m.id]) >= 0.5]
+            nearest(similar, "a similar message")
+        nearest(by_file[error.path], "raised in the same file")
+        result[error.id] = tuple(found[:MAX_RELATED])
     return result

@@ -76,6 +76,8 @@ def negate(node: ast.expr) -> ast.expr:
 
 
 def _negates_cleanly(node: ast.expr) -> bool:
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return True  # `not flag` reads as well as `flag`
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         return True
     return isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _INVERSE

@@ -21,8 +21,8 @@ from pygments.lexers import PythonLexer
 from errscan.errors import ErrscanError, UsageError
 from errscan.fsutil import swap_in_folder
 from errscan.model import Catalog, ErrorSite, catalog_from_dict, to_dict
+from errscan.analysis.plain import condition_words, plain_words
 from errscan.render import browse, explain
-from errscan.render.related import related_errors
 from errscan.render.schema import api_schema
 from errscan.render.search import connectors_of, index_scripts
 from errscan.scan import github_url
@@ -148,11 +148,12 @@ def _write_files(catalog: Catalog, root: Path) -> None:
     for name, text in index_scripts(catalog).items():
         _write(root / "data" / name, text)
 
-    related = related_errors(catalog)
+    by_id = catalog.by_id()
     error_page = env.get_template("error.html")
     for error in catalog.errors:
         _write(root / "api" / "errors" / f"{error.id}.json", dump_json(error_document(catalog, error)))
-        page = error_page.render(root="../../", **common, **error_context(catalog, error, related[error.id]))
+        related = [(by_id[r.id], r.reason) for r in (error.trigger.related if error.trigger else ()) if r.id in by_id]
+        page = error_page.render(root="../../", **common, **error_context(catalog, error, related))
         _write(root / page_path(error), page)
 
     by_axis = {axis: browse.groups(catalog, axis) for axis in ("connector", "file")}
@@ -178,15 +179,15 @@ def error_context(catalog: Catalog, error: ErrorSite, related: list) -> dict[str
         "firing": firing,
         "excerpt_html": highlighted_excerpt(error),
         "check": explain.defensive_check(error, firing) if firing else None,
-        "solutions": explain.solutions(error, firing),
-        "trigger_words": explain.condition_words(trigger.condition, trigger.plain) if trigger and trigger.condition else None,
-        "contributions": [(c, explain.plain_words(c.condition)) for c in trigger.contributions] if trigger else [],
+        "solutions": list(trigger.solutions) if trigger else [],
+        "trigger_words": condition_words(trigger.condition, trigger.plain) if trigger and trigger.condition else None,
+        "contributions": [(c, plain_words(c.condition)) for c in trigger.contributions] if trigger else [],
         "chains": [
             (chain, [(step, github_url(catalog.repo, catalog.commit, step.path, step.line)) for step in chain.steps])
             for chain in (trigger.chains if trigger else ())
         ],
         "related": related,
-        "plain_words": explain.plain_words,
+        "plain_words": plain_words,
     }
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES
+from errscan.analysis.related import related_errors
 from errscan.model import Catalog, Chain, ChainStep, Contribution, Knob, Related, Trigger
 from errscan.profiles.vllm import VLLM
 from errscan.render import write_site
@@ -61,11 +62,16 @@ TRIGGERS = {  # (function, exception) -> trigger, as the analysis would write th
 
 def fixture_catalog() -> Catalog:
     catalog = scan(FolderSource(SITE_SOURCES, VLLM), ScanOptions(repo="example/kv", scope=Scope((f"{KV}/**",)), jobs=1))
-    errors = tuple(
-        # the fixtures' own triggers replace the analysis's, so the pages show known data
-        dataclasses.replace(e, trigger=TRIGGERS.get((e.function, e.exception))) for e in catalog.errors
-    )
-    return dataclasses.replace(catalog, errors=errors)
+    # The fixtures' own triggers replace the analysis's, so the pages show known data; related
+    # errors are then ranked again from those triggers, as the analysis stage does.
+    errors = [dataclasses.replace(e, trigger=TRIGGERS.get((e.function, e.exception))) for e in catalog.errors]
+    ranked = related_errors(errors)
+    errors = [
+        dataclasses.replace(e, trigger=dataclasses.replace(e.trigger, related=e.trigger.related + ranked[e.id]))
+        if e.trigger else e
+        for e in errors
+    ]
+    return dataclasses.replace(catalog, errors=tuple(errors))
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,52 @@
+"""Conditions in plain words, and their exact negation."""
+
+from __future__ import annotations
+
+import pytest
+
+from errscan.analysis.plain import condition_words, negated_code, plain_words
+
+
+@pytest.mark.parametrize(
+    "code, words, negated_words",
+    [
+        ("x is None", "`x` is None (not set)", "`x` is set (not None)"),
+        ("cfg.path is not None", "`cfg.path` is set (not None)", "`cfg.path` is None (not set)"),
+        ("len(group_ids) != 1", "`group_ids` does not have exactly 1 item", "`group_ids` has exactly 1 item"),
+        ("len(blocks) > 4", "`blocks` has more than 4 items", "`blocks` has at most 4 items"),
+        ("len(blocks) == 0", "`blocks` is empty", "`blocks` is not empty"),
+        ("not blocks", "`blocks` is false or empty", "`blocks` is true (set, non-empty)"),
+        ("self.use_layerwise", "`self.use_layerwise` is true (set, non-empty)", "`self.use_layerwise` is false or empty"),
+        ("pcp > 1", "`pcp` is greater than `1`", "`pcp` is at most `1`"),
+        ("mode not in ('a', 'b')", "`mode` is not one of `('a', 'b')`", "`mode` is one of `('a', 'b')`"),
+        ("isinstance(spec, FullSpec)", "`spec` is a `FullSpec`", "`spec` is not a `FullSpec`"),
+        ("not isinstance(spec, (A, B))", "`spec` is not one of `A`, `B`", "`spec` is one of `A`, `B`"),
+        ("use_mla and cfg.use_layerwise", "`use_mla` is true (set, non-empty) and `cfg.use_layerwise` is true (set, non-empty)",
+         "`use_mla` is false or empty or `cfg.use_layerwise` is false or empty"),
+        ("hasattr(m, 'kv')", "`m` has an attribute `kv`", "`m` has no attribute `kv`"),
+        ("this is ( not code", "this is ( not code", "not (this is ( not code)"),
+    ],
+)
+def test_plain_words_for_common_forms(code, words, negated_words):
+    assert plain_words(code) == words
+    assert plain_words(code, negate=True) == negated_words
+
+
+@pytest.mark.parametrize(
+    "code, negated",
+    [
+        ("a - b <= 1", "a - b > 1"),
+        ("x is None", "x is not None"),
+        ("not ready", "ready"),
+        ("a and b > 2", "not a or b <= 2"),
+        ("f(x)", "not f(x)"),
+    ],
+)
+def test_negated_code_stays_exact(code, negated):
+    assert negated_code(code) == negated
+
+
+def test_analysis_words_are_kept_and_code_is_explained_otherwise():
+    assert condition_words("x is None", "no x given") == "no x given"
+    assert condition_words("x is None", "x is None") == "`x` is None (not set)"
+    assert condition_words("x is None", None) == "`x` is None (not set)"
