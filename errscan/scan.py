@@ -39,6 +39,13 @@ class ScanOptions:
 
 
 def scan(source: Source, options: ScanOptions) -> Catalog:
+    # The facts of a whole package are a great many small objects that all live until the end:
+    # the cyclic collector would only rescan them, again and again.
+    with _collector_paused():
+        return _scan(source, options)
+
+
+def _scan(source: Source, options: ScanOptions) -> Catalog:
     timings: dict[str, float] = {}
     started = time.perf_counter()
     files = list(source.files())
@@ -102,19 +109,16 @@ def extract_all(
     # Largest first, so no core is left with one big file at the end while the others idle.
     work = sorted(((f, scope.catalogues(f.path)) for f in files), key=lambda w: -len(w[0].data))
     jobs = jobs or os.cpu_count() or 1
-    with _collector_paused():
-        results = run_all(_extract_pair, work, jobs, time_limit)
-        lost = [i for i, r in enumerate(results) if isinstance(r, TaskLost)]
-        retries = [(*work[i], results[i].reason) for i in lost]
-        for i, retried in zip(lost, run_all(_extract_from_ast, retries, jobs, time_limit)):
-            results[i] = _unreadable(work[i][0], retried.reason) if isinstance(retried, TaskLost) else retried
+    results = run_all(_extract_pair, work, jobs, time_limit)
+    lost = [i for i, r in enumerate(results) if isinstance(r, TaskLost)]
+    retries = [(*work[i], results[i].reason) for i in lost]
+    for i, retried in zip(lost, run_all(_extract_from_ast, retries, jobs, time_limit)):
+        results[i] = _unreadable(work[i][0], retried.reason) if isinstance(retried, TaskLost) else retried
     return sorted(results, key=lambda r: r.path)
 
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
-    """Results arrive as a great many small acyclic objects, all kept: the cyclic collector would
-    rescan every one of them again and again as more arrive (most of this process's time)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
