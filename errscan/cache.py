@@ -16,7 +16,6 @@ sharing the folder at once write identical bytes for identical keys, so either m
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import pickle
 from dataclasses import dataclass, field
@@ -91,12 +90,6 @@ class ScanCache:
         self.stats.misses += found.count(False)
         return found
 
-    def get_many(self, keys: list[tuple[str, str, bool]]) -> list[FileResult | None]:
-        """`get` for each (path, digest, catalogued), with the garbage collector paused: loading
-        thousands of entries creates millions of objects, and collections would triple the time."""
-        with _collector_paused():
-            return [self.get(*key) for key in keys]
-
     def put(self, result: FileResult, catalogued: bool) -> None:
         _store(self.entry_path(result.path, result.digest, catalogued), result)
 
@@ -108,8 +101,7 @@ class ScanCache:
         return _sharded(self.catalog_folder, key)
 
     def get_catalog(self, entry: Path, files: int) -> Catalog | None:
-        with _collector_paused():
-            catalog = self._load(entry, Catalog)
+        catalog = self._load(entry, Catalog)
         if catalog is not None:
             self.stats.hits += files
         return catalog
@@ -150,13 +142,3 @@ def _decode(data: bytes) -> object | None:
         return pickle.loads(payload)
     except Exception:  # a payload that passed its checksum yet fails to load is still only corrupt
         return None
-
-
-class _collector_paused:
-    def __enter__(self) -> None:
-        self.enabled = gc.isenabled()
-        gc.disable()
-
-    def __exit__(self, *exc: object) -> None:
-        if self.enabled:
-            gc.enable()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from functools import partial
 from pathlib import Path
@@ -31,10 +32,13 @@ from errscan.sources.release import releases_between, sort_versions
 PROFILE = VLLM
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
 @click.version_option(__version__, prog_name="errscan")
-def cli() -> None:
+@click.pass_context
+def cli(context: click.Context) -> None:
     """Catalog the errors a Python codebase can raise, pinned to a commit."""
+    if context.invoked_subcommand is None:
+        click.echo(context.get_help())
 
 
 def source_options(multiple: bool):
@@ -55,7 +59,7 @@ _SCAN_OPTIONS = [
     click.option("--include", multiple=True, metavar="GLOB", help=f"Catalogue files matching GLOB (repeatable). [default: {', '.join(PROFILE.default_include)}]"),
     click.option("--exclude", multiple=True, metavar="GLOB", help="Leave out files matching GLOB (repeatable)."),
     click.option("--jobs", "-j", default=0, type=click.IntRange(min=0), help="Processes to use; 0 means one per core."),
-    click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Cache folder. [default: $XDG_CACHE_HOME/errscan]"),
+    click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Cache folder. [default: $ERRSCAN_CACHE_DIR, else $XDG_CACHE_HOME/errscan, else ~/.cache/errscan]"),
     click.option("--no-cache", is_flag=True, help="Parse every file; neither read nor write cached results."),
 ]
 
@@ -132,7 +136,7 @@ def lookup(text, site, src, commit, release, repo, include, exclude, jobs, cache
             f"nothing in the input matches the {len(catalog.errors)} catalogued errors "
             f"({len(findings)} messages read); paste the whole `SomeError: message` line or the traceback"
         )
-    click.echo(as_json(findings) if output_format == "json" else as_text(findings, f"{site}/" if site else ""), nl=False)
+    click.echo(as_json(findings) if output_format == "json" else as_text(findings, f"{site}/" if site else None), nl=False)
 
 
 @cli.command()
@@ -217,11 +221,11 @@ def _one(value: str | None) -> tuple[str, ...]:
 
 def summary_line(catalog, out: Path) -> str:
     s = catalog.summary
-    commit = catalog.commit[:12] if catalog.commit else "unknown commit"
+    commit = f"commit {catalog.commit[:12]}" if catalog.commit else "commit not known"
     stages = s.stage_seconds
     timing = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in stages.items() if name != "total")
     return (
-        f"errscan: {commit}: read {s.files_read} files, catalogued {s.files_catalogued}: "
+        f"scanned {commit}: read {s.files_read} files, catalogued {s.files_catalogued}: "
         f"{s.raises} raises, {s.asserts} asserts with a message, {s.reraises} re-raises, "
         f"{len(s.parse_failures)} parse failures; graph of {s.graph_files} files: {s.graph_edges} edges, "
         f"{s.unresolved_calls} unresolved calls; chains for {s.errors_with_chain}/{s.raises + s.asserts} errors; "
@@ -231,6 +235,8 @@ def summary_line(catalog, out: Path) -> str:
 
 def main() -> None:
     """Entry point: every expected failure is one line on stderr with its exit status."""
+    # A terminated scan unwinds like an interrupted one, so its worker processes are stopped too.
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
     try:
         cli.main(standalone_mode=False)
     except ErrscanError as exc:

@@ -23,7 +23,7 @@ from typing import Callable, Iterator
 from errscan.diff import diff_matched, field_changes, match_errors, only_lines_moved
 from errscan.model import Catalog, CatalogDiff, ErrorSite, History, ReleaseRef, ReleaseState
 from errscan.progress import Progress
-from errscan.scan import ScanOptions, scan
+from errscan.scan import ScanOptions, collector_paused, scan
 from errscan.sources import Source, SourceFile
 
 
@@ -49,6 +49,8 @@ def scan_revision(
     """One revision scanned, named by its version when it has one, else as the user gave it."""
     progress.start(revision.name, position, total)
     source = revision.open()
+    for note in source.notes:
+        progress.note(note)
     hits_before = options.cache.stats.hits if options.cache else 0
     catalog = _scan_once(source, options)
     cached = (options.cache.stats.hits - hits_before) if options.cache else 0
@@ -67,7 +69,8 @@ def _scan_once(source: Source, options: ScanOptions) -> Catalog:
          *options.scope.include, "--exclude", *options.scope.exclude),
         ((f.path, f.digest) for f in files),
     )
-    cached = options.cache.get_catalog(entry, len(files))
+    with collector_paused():  # a catalog is a great many small objects, as in `scan`
+        cached = options.cache.get_catalog(entry, len(files))
     if cached is not None:
         seconds = {"total": round(time.perf_counter() - started, 3)}
         return dataclasses.replace(cached, summary=dataclasses.replace(cached.summary, stage_seconds=seconds))

@@ -23,6 +23,12 @@ class Progress:
         """One line per finished scan: files parsed versus taken from the cache."""
         self._write(f"\r\033[K[{position}/{total}] {label}: {files} files, {files - cached} parsed, {cached} from cache\n")
 
+    def note(self, text: str) -> None:
+        """Something the user should know about what was read: shown even off a terminal."""
+        clear = "\r\033[K" if self.enabled else ""  # over a progress line, if one is showing
+        self.stream.write(f"{clear}note: {text}\n")
+        self.stream.flush()
+
     def _write(self, text: str) -> None:
         if self.enabled:
             self.stream.write(text)

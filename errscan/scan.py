@@ -2,29 +2,32 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from errscan.analysis import analyze
 from errscan.cache import ScanCache
-from errscan.extract import FileResult, extract_file
+from errscan.extract import FileResult, extract_file, extract_file_from_ast
 from errscan.extract.facts import ModuleFacts
 from errscan.extract.sites import RawSite
 from errscan.extract.templates import normalize
 from errscan.graph.calls import CallGraph
 from errscan.graph.index import PackageIndex
 from errscan.ids import error_id
-from errscan.model import Catalog, ErrorSite, Excerpt, ScanSummary
+from errscan.model import Catalog, ErrorSite, Excerpt, ParseFailure, ScanSummary
 from errscan.profiles import Profile
 from errscan.profiles.vllm import VLLM
 from errscan.scope import Scope
 from errscan.sources import Source, SourceFile
+from errscan.workers import TaskLost, run_all
 
 EXCERPT_CONTEXT = 10  # lines shown above and below a site
+FILE_TIME_LIMIT = 120.0  # seconds for one file; vLLM's largest takes a few
 
 
 @dataclass(frozen=True)
@@ -33,17 +36,25 @@ class ScanOptions:
     scope: Scope
     jobs: int = 0  # 0: one process per core
     profile: Profile = VLLM
+    file_time_limit: float = FILE_TIME_LIMIT
     cache: ScanCache | None = field(default=None, compare=False)  # None: parse every file
 
 
 def scan(source: Source, options: ScanOptions) -> Catalog:
+    # The facts of a whole package are a great many small objects that all live until the end:
+    # the cyclic collector would only rescan them, again and again.
+    with collector_paused():
+        return _scan(source, options)
+
+
+def _scan(source: Source, options: ScanOptions) -> Catalog:
     timings: dict[str, float] = {}
     started = time.perf_counter()
     files = list(source.files())
     timings["read"] = time.perf_counter() - started
 
     mark = time.perf_counter()
-    results = extract_cached(files, options.scope, options.jobs, options.cache)
+    results = extract_cached(files, options)
     timings["extract"] = time.perf_counter() - mark
 
     mark = time.perf_counter()
@@ -89,39 +100,65 @@ def scan(source: Source, options: ScanOptions) -> Catalog:
     )
 
 
-def extract_all(files: list[SourceFile], scope: Scope, jobs: int) -> list[FileResult]:
-    """Extract every file, spread over processes; results come back in path order whatever `jobs`."""
-    work = [(f, scope.catalogues(f.path)) for f in files]
+def extract_all(
+    files: list[SourceFile], scope: Scope, jobs: int, time_limit: float = FILE_TIME_LIMIT
+) -> list[FileResult]:
+    """Extract every file over `jobs` processes (0: one per core); results in path order whatever `jobs`.
+
+    A file whose extraction overran `time_limit` seconds or killed its worker is extracted again
+    from `ast` alone; one that fails even so is reported and left out.
+    """
+    # Largest first, so no core is left with one big file at the end while the others idle.
+    work = sorted(((f, scope.catalogues(f.path)) for f in files), key=lambda w: -len(w[0].data))
     jobs = jobs or os.cpu_count() or 1
-    if jobs == 1 or len(work) < 32:
-        results = [extract_file(f, c) for f, c in work]
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            chunk = max(1, len(work) // (jobs * 8))
-            results = list(pool.map(_extract_pair, work, chunksize=chunk))
+    results = run_all(_extract_pair, work, jobs, time_limit)
+    lost = [i for i, r in enumerate(results) if isinstance(r, TaskLost)]
+    retries = [(*work[i], results[i].reason) for i in lost]
+    for i, retried in zip(lost, run_all(_extract_from_ast, retries, jobs, time_limit)):
+        results[i] = _unreadable(work[i][0], retried.reason) if isinstance(retried, TaskLost) else retried
     return sorted(results, key=lambda r: r.path)
 
 
-def extract_cached(
-    files: list[SourceFile], scope: Scope, jobs: int, cache: ScanCache | None
-) -> list[FileResult]:
+def extract_cached(files: list[SourceFile], options: ScanOptions) -> list[FileResult]:
     """`extract_all`, taking what the cache holds from it and storing what had to be parsed."""
+    scope, cache = options.scope, options.cache
     if cache is None:
-        return extract_all(files, scope, jobs)
+        return extract_all(files, scope, options.jobs, options.file_time_limit)
     keys = [(f.path, f.digest, scope.catalogues(f.path)) for f in files]
     stored = cache.stored(keys)
     # Parse what is missing before loading the rest: workers fork from a smaller heap.
-    parsed = extract_all([f for f, found in zip(files, stored) if not found], scope, jobs)
+    missing = [f for f, found in zip(files, stored) if not found]
+    parsed = extract_all(missing, scope, options.jobs, options.file_time_limit)
     kept = [(f, key) for f, key, found in zip(files, keys, stored) if found]
-    hits = cache.get_many([key for _, key in kept])
-    parsed += extract_all([f for (f, _), hit in zip(kept, hits) if hit is None], scope, jobs)  # damaged
+    hits = [cache.get(*key) for _, key in kept]
+    damaged = [f for (f, _), hit in zip(kept, hits) if hit is None]
+    parsed += extract_all(damaged, scope, options.jobs, options.file_time_limit)
     for result in parsed:
         cache.put(result, scope.catalogues(result.path))
     return sorted([hit for hit in hits if hit is not None] + parsed, key=lambda r: r.path)
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def _extract_pair(pair: tuple[SourceFile, bool]) -> FileResult:
     return extract_file(*pair)
+
+
+def _extract_from_ast(retry: tuple[SourceFile, bool, str]) -> FileResult:
+    return extract_file_from_ast(*retry)
+
+
+def _unreadable(source: SourceFile, reason: str) -> FileResult:
+    return FileResult(source.path, source.digest, (), None, (), 0, ParseFailure(source.path, 1, f"{reason}; skipped"))
 
 
 def _catalogue(

@@ -98,3 +98,53 @@ def test_failed_scan_leaves_previous_site_untouched(tmp_path):
     assert run_cli("scan", str(MINIREPO), "--out", str(out), "--include", "none/**").returncode == 1
     assert tree_bytes(out) == before
     assert [p.name for p in tmp_path.iterdir()] == ["site"]
+
+
+def test_bare_command_prints_help():
+    done = run_cli()
+    assert done.returncode == 0 and "scan" in done.stdout and done.stderr == ""
+
+
+def test_summary_is_not_an_error_line(tmp_path):
+    done = run_cli("scan", str(MINIREPO), "--out", str(tmp_path / "s"))
+    assert done.stdout.startswith("scanned commit abc1234def: ")
+
+
+def test_changed_work_tree_is_not_pinned_to_head(tmp_path):
+    pkg = tmp_path / "vllm" / "distributed" / "kv_transfer"
+    pkg.mkdir(parents=True)
+    (pkg / "m.py").write_text("raise ValueError('x')\n")
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "c"]):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True)
+    clean = run_cli("scan", str(tmp_path), "--out", str(tmp_path / "a"))
+    assert clean.stderr == "" and "commit not known" not in clean.stdout
+    (pkg / "m.py").write_text("\n\nraise ValueError('x')\n")
+    dirty = run_cli("scan", str(tmp_path), "--out", str(tmp_path / "b"))
+    assert dirty.returncode == 0 and dirty.stderr.startswith("note: the work tree differs from HEAD")
+    index = json.loads((tmp_path / "b" / "api" / "index.json").read_text())
+    assert index["commit"] is None and "/blob/HEAD/" in index["errors"][0]["url"]
+
+
+def test_terminated_scan_stops_its_workers(tmp_path):
+    import os
+    import signal
+    import sys
+    import time
+
+    package = tmp_path / "vllm"
+    package.mkdir()
+    body = "".join(f"def f{i}(x):\n    if x > {i}:\n        raise ValueError(f'{{x}} > {i}')\n" for i in range(400))
+    for n in range(300):
+        (package / f"m{n}.py").write_text(body)
+    process = subprocess.Popen([sys.executable, "-m", "errscan", "scan", str(tmp_path), "--include", "**",
+                                "--out", str(tmp_path / "s"), "-j", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    children: list[str] = []
+    deadline = time.monotonic() + 20
+    while not children and time.monotonic() < deadline:
+        time.sleep(0.1)
+        children = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True).stdout.split()
+    assert children, "the scan started no worker processes"
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=30) == 128 + signal.SIGTERM
+    time.sleep(0.5)
+    assert [pid for pid in children if os.path.exists(f"/proc/{pid}")] == []

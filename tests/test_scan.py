@@ -1,10 +1,20 @@
+"""The scan: ids, bases, and output independent of the number of processes; a file that hangs
+costs only itself."""
+
+from __future__ import annotations
+
+import time
 from pathlib import Path
 
-from conftest import FIXTURES
+import errscan.scan
+from conftest import FIXTURES, run_cli, source_file
+from errscan.extract import extract_file
 from errscan.profiles.vllm import VLLM
-from errscan.scan import ScanOptions, scan
+from errscan.scan import ScanOptions, extract_all, scan
 from errscan.scope import Scope
 from errscan.sources.folder import FolderSource
+
+PATTERNS = FIXTURES / "patterns"
 
 
 def scan_patterns(jobs=1):
@@ -44,3 +54,34 @@ def test_enclosing_function_docstring_is_kept(tmp_path):
     inner, top = scan(FolderSource(tmp_path, VLLM), ScanOptions("o/r", Scope(("**",)))).errors
     assert inner.docstring == "Pick the group.\n\nExactly one must match."
     assert top.docstring is None
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_output_is_byte_identical_whatever_the_number_of_processes(tmp_path):
+    sites = {}
+    for jobs in ("1", "2", "5"):
+        out = tmp_path / f"site-{jobs}"
+        done = run_cli("scan", str(PATTERNS), "--include", "**", "--jobs", jobs, "--out", str(out), "-q")
+        assert done.returncode == 0, done.stderr
+        sites[jobs] = tree_bytes(out)
+    assert sites["1"] and sites["1"] == sites["2"] == sites["5"]
+
+
+def extract_or_hang(pair):
+    """Stands in for the real per-file task: never returns for one file, as a pathological one might."""
+    source, catalogued = pair
+    if source.path == "pkg/hangs.py":
+        time.sleep(3600)
+    return extract_file(source, catalogued)
+
+
+def test_a_file_that_overruns_the_time_limit_is_catalogued_from_ast(monkeypatch):
+    monkeypatch.setattr(errscan.scan, "_extract_pair", extract_or_hang)
+    files = [source_file(PATTERNS / "errors.py", "pkg/hangs.py"), source_file(PATTERNS / "literals.py", "pkg/ok.py")]
+    hangs, ok = extract_all(files, Scope(("pkg/**",)), jobs=2, time_limit=1)
+    assert ok.failure is None and ok.sites
+    assert hangs.failure.reason == "took longer than the 1s limit; raise sites taken from ast"
+    assert [s.line for s in hangs.sites] == [s.line for s in extract_file(files[0], True).sites]

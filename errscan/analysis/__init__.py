@@ -69,19 +69,23 @@ def _trigger(
             pass  # the test is kept as written in `assert_test`
     condition = render(terms)
     parts = _conjuncts(condition)
-    deep_parts = _conjuncts(render(terms, "deep"))
+    # Guards of other errors raised earlier on the way belong to those errors: they decide
+    # neither this error's knobs nor its solutions.
+    own = tuple(t for t in terms if not t.other_error)
+    own_parts = _conjuncts(render(own))
+    deep_parts = _conjuncts(render(own, "deep"))
     chains = tuple(_chain(c, terms) for c in found.chains)
     plugin_names = sorted({p.name for entry in found.entries for p in entry.plugins})
     knobs: list[Knob] = [Knob("connector", name, "kv_connector") for name in plugin_names]
     per_conjunct = [
-        (c, knobs_in(deep, catalog, profile)) for c, deep in zip(parts, _align(parts, deep_parts))
+        (c, knobs_in(deep, catalog, profile)) for c, deep in zip(own_parts, _align(own_parts, deep_parts))
     ]
     for _, found_knobs in per_conjunct:
         knobs.extend(found_knobs)
     path_conditions = []
     for chain in found.chains:
         path = conjoin(_plugin_condition(chain.entry), chain.condition)
-        path_knobs = [k for t in path for k in knobs_in(t.deep, catalog, profile)]
+        path_knobs = [k for t in path if not t.other_error for k in knobs_in(t.deep, catalog, profile)]
         knobs.extend(path_knobs)
         if path:
             path_conditions.append((render(path), path_knobs))

@@ -49,5 +49,6 @@ def solutions(
             advice.append(f"This error is reached only when `{condition}`: {_settings(knobs)} decides that.")
     if connectors and len(connectors) < all_connectors:
         names = ", ".join(f"`{c}`" for c in connectors)
-        advice.append(f"Only {names} reach this error: another `kv_connector` avoids it.")
+        verb = "reaches" if len(connectors) == 1 else "reach"
+        advice.append(f"Only {names} {verb} this error: another `kv_connector` avoids it.")
     return tuple(dict.fromkeys(advice))

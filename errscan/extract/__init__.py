@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from errscan.extract.facts import ModuleFacts, collect_facts
+from errscan.extract.ast_sites import extract_ast_sites
+from errscan.extract.facts import SITE_KINDS, ModuleFacts, collect_facts
 from errscan.extract.names import is_package, module_name
 from errscan.extract.sites import RawSite, extract_sites
 from errscan.model import ParseFailure
@@ -34,7 +35,20 @@ class FileResult:
 
 
 def extract_file(source: SourceFile, catalogued: bool) -> FileResult:
-    """Facts (and, when catalogued, sites) of one file; a file that cannot be read yields a failure."""
+    """Facts (and, when catalogued, sites) of one file; a file that cannot be read yields a failure.
+
+    When libcst cannot parse or walk the file, its sites come from `ast` instead, and the failure
+    says so.
+    """
+    return _extract(source, catalogued, libcst_failure=None)
+
+
+def extract_file_from_ast(source: SourceFile, catalogued: bool, reason: str) -> FileResult:
+    """As `extract_file`, without libcst: for a file whose libcst parse overran or crashed."""
+    return _extract(source, catalogued, libcst_failure=reason)
+
+
+def _extract(source: SourceFile, catalogued: bool, libcst_failure: str | None) -> FileResult:
     try:
         text = decode_source(source.data)
     except (SyntaxError, UnicodeDecodeError) as exc:
@@ -43,19 +57,30 @@ def extract_file(source: SourceFile, catalogued: bool) -> FileResult:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SyntaxWarning)
             tree = ast.parse(text, filename=source.path)
-    except (SyntaxError, ValueError) as exc:
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
         line = getattr(exc, "lineno", None) or 1
         return _failed(source, ParseFailure(source.path, line, f"syntax error: {getattr(exc, 'msg', exc)}"))
     facts = collect_facts(tree, module_name(source.path), is_package(source.path))
     if not catalogued:
         return FileResult(source.path, source.digest, (), facts, (), 0, None)
-    try:
-        module = cst.parse_module(text)
-    except cst.ParserSyntaxError as exc:
-        failure = ParseFailure(source.path, exc.raw_line, f"libcst cannot parse: {exc.message}")
-        return FileResult(source.path, source.digest, (), facts, (), 0, failure)
-    sites, reraises = extract_sites(module, facts)
-    return FileResult(source.path, source.digest, tuple(text.splitlines()), facts, sites, reraises, None)
+    if not any(s.kind in SITE_KINDS for s in facts.statements):
+        # ast already saw every raise and assert: with no site among them, libcst has nothing to add.
+        reraises = sum(s.kind == "reraise" for s in facts.statements)
+        return FileResult(source.path, source.digest, (), facts, (), reraises, None)
+    lines = tuple(text.splitlines())
+    failure_line = 1
+    if libcst_failure is None:
+        try:
+            module = cst.parse_module(text)
+            sites, reraises = extract_sites(module, facts)
+            return FileResult(source.path, source.digest, lines, facts, sites, reraises, None)
+        except cst.ParserSyntaxError as exc:
+            libcst_failure, failure_line = f"libcst cannot parse: {exc.message}", exc.raw_line
+        except RecursionError:
+            libcst_failure = "libcst cannot parse: nesting too deep for its recursion"
+    sites, reraises = extract_ast_sites(tree, text, facts)
+    failure = ParseFailure(source.path, failure_line, f"{libcst_failure}; raise sites taken from ast")
+    return FileResult(source.path, source.digest, lines, facts, sites, reraises, failure)
 
 
 def decode_source(data: bytes) -> str:

@@ -24,12 +24,25 @@ _COMPUTED = (ast.Call, ast.Compare, ast.BoolOp, ast.UnaryOp, ast.BinOp, ast.Name
 
 
 @dataclass(frozen=True)
+class Binding:
+    """A local's single dominating assignment; one made inside a loop body changes each iteration,
+    so even a plain alias of it is substituted (it means nothing outside the loop's quantifier)."""
+
+    value: ast.expr
+    per_iteration: bool = False
+
+
+Env = dict[str, Binding]
+
+
+@dataclass(frozen=True)
 class Term:
     code: str
     raw: str
     deep: str
     loop: bool = False  # a `for` term: `code` is `<target> in <iter>`
     pseudo: bool = False  # a raises()/matches() term, not plain Python
+    other_error: bool = False  # `not X` where `if X:` raised another error earlier on the way
 
 
 Condition = tuple[Term, ...]
@@ -107,7 +120,7 @@ class _SubstitutingUnparser(ast._Unparser):  # type: ignore[name-defined]
     enough to run on every condition of a whole package.
     """
 
-    def __init__(self, env: dict[str, ast.expr] | None = None, only_computed: bool = True, depth: int = 0, **unparser_options):
+    def __init__(self, env: Env | None = None, only_computed: bool = True, depth: int = 0, **unparser_options):
         super().__init__(**unparser_options)
         self._env = env or {}
         self._only_computed = only_computed
@@ -123,13 +136,14 @@ class _SubstitutingUnparser(ast._Unparser):  # type: ignore[name-defined]
         self._substitute(node, node.id)
 
     def _substitute(self, node: ast.Name | ast.Attribute, key: str) -> None:
-        value = self._env.get(key)
+        binding = self._env.get(key)
+        value = binding.value if binding else None
         if (
             value is None
             or not isinstance(node.ctx, ast.Load)
             or self._depth > 4
             or isinstance(value, _CONTAINERS)  # a list built up later: its first value says nothing
-            or (self._only_computed and not is_computed(value))
+            or (self._only_computed and not is_computed(value) and not binding.per_iteration)
         ):
             self.write(key)
             return
@@ -145,7 +159,7 @@ def unparse(node: ast.AST) -> str:
         return "<expression errscan cannot print>"
 
 
-def _substituted(node: ast.expr, env: dict[str, ast.expr], only_computed: bool) -> str:
+def _substituted(node: ast.expr, env: Env, only_computed: bool) -> str:
     try:
         return _SubstitutingUnparser(env, only_computed).visit(node)
     except ValueError:
@@ -160,14 +174,14 @@ def _env_key(node: ast.AST) -> str | None:
     return None
 
 
-def make_term(node: ast.expr, env: dict[str, ast.expr]) -> Term:
+def make_term(node: ast.expr, env: Env) -> Term:
     raw = unparse(node)
     if not env or not any(_env_key(n) in env for n in ast.walk(node)):
         return Term(raw, raw, raw)
     return Term(_substituted(node, env, True), raw, _substituted(node, env, False))
 
 
-def loop_term(target: ast.expr, iterable: ast.expr, env: dict[str, ast.expr]) -> Term:
+def loop_term(target: ast.expr, iterable: ast.expr, env: Env) -> Term:
     compare = ast.Compare(target, [ast.In()], [iterable])
     compare.lineno = compare.col_offset = 0
     term = make_term(compare, env)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from errscan.extract.conditions import (
-    Condition, Term, conjuncts, loop_term, make_term, negate, pseudo_term, unparse,
+    Binding, Condition, Env, Term, conjuncts, loop_term, make_term, negate, pseudo_term, unparse,
 )
 from errscan.extract.names import ScopeStack, resolve_relative
 
@@ -95,6 +95,9 @@ class AttributeType:
     scope: str = ""  # where it is written (its imports name the type); the class body if ""
 
 
+SITE_KINDS = frozenset({"raise", "assert"})  # the statement kinds that are catalogued
+
+
 @dataclass(frozen=True)
 class StatementPosition:
     """A `raise` or `assert` statement; `kind` tells which and whether it is a site."""
@@ -158,30 +161,33 @@ class _FactCollector:
         self.module_values: dict[str, str] = {}
         self.frame = _Frame("", frozenset(), {}, {})
         self.class_stack: list[str] = []
+        self.loop_depth = 0  # `for` bodies around the statement being read
 
     def qualify_scope(self, scope: str) -> str:
         return f"{self.module}.{scope}" if self.module and scope else (scope or self.module)
 
     # blocks and statements
-    def block(self, body: list[ast.stmt], terms: Condition, env: dict[str, ast.expr], partial: tuple[str, ...]) -> None:
+    def block(self, body: list[ast.stmt], terms: Condition, env: Env, partial: tuple[str, ...]) -> None:
         env = dict(env)
         for stmt in body:
             self.statement(stmt, terms, env, partial)
             if isinstance(stmt, ast.If):
                 body_exits, else_exits = _exits(stmt.body), bool(stmt.orelse) and _exits(stmt.orelse)
                 if body_exits and not else_exits:
-                    terms = terms + tuple(make_term(c, env) for c in conjuncts(negate(stmt.test)))
+                    raised = isinstance(stmt.body[-1], ast.Raise)
+                    terms = terms + tuple(replace(make_term(c, env), other_error=raised) for c in conjuncts(negate(stmt.test)))
                 elif else_exits and not body_exits:
-                    terms = terms + tuple(make_term(c, env) for c in conjuncts(stmt.test))
+                    raised = isinstance(stmt.orelse[-1], ast.Raise)
+                    terms = terms + tuple(replace(make_term(c, env), other_error=raised) for c in conjuncts(stmt.test))
             elif isinstance(stmt, ast.Assert):
                 terms = terms + tuple(make_term(c, env) for c in conjuncts(stmt.test))
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 bound = _dotted(targets[0]) if len(targets) == 1 else None
                 if bound in self.frame.once:  # a local, or a `self.x` set once in this function
-                    env[bound] = stmt.value
+                    env[bound] = Binding(stmt.value, self.loop_depth > 0)
 
-    def statement(self, stmt: ast.stmt, terms: Condition, env: dict[str, ast.expr], partial: tuple[str, ...]) -> None:
+    def statement(self, stmt: ast.stmt, terms: Condition, env: Env, partial: tuple[str, ...]) -> None:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.function(stmt)
         elif isinstance(stmt, ast.ClassDef):
@@ -195,7 +201,9 @@ class _FactCollector:
                 self.block(stmt.orelse, terms + negated, env, partial)
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             self.expressions([stmt.iter], terms)
+            self.loop_depth += 1
             self.block(stmt.body, terms + (loop_term(stmt.target, stmt.iter, env),), env, partial)
+            self.loop_depth -= 1
             if stmt.orelse:
                 self.block(stmt.orelse, terms, env, partial + (f"line {stmt.lineno}: for-else",))
         elif isinstance(stmt, ast.While):
@@ -223,7 +231,7 @@ class _FactCollector:
         else:
             self.simple(stmt, terms, env, partial)
 
-    def simple(self, stmt: ast.stmt, terms: Condition, env: dict[str, ast.expr], partial: tuple[str, ...]) -> None:
+    def simple(self, stmt: ast.stmt, terms: Condition, env: Env, partial: tuple[str, ...]) -> None:
         if isinstance(stmt, ast.Raise):
             kind = "raise" if stmt.exc is not None else "reraise"
             self.position(stmt, kind, terms, partial)
@@ -324,10 +332,10 @@ class _FactCollector:
             registered = CallFact(enclosing, node.name, node.lineno, (), (), (), "reference")
             if enclosing == self.frame.scope:
                 self.calls.append(registered)
-        saved = self.frame
-        self.frame = _Frame(scope, _assigned_once(node), {p: a for p, a in params if a}, {})
+        saved, saved_depth = self.frame, self.loop_depth
+        self.frame, self.loop_depth = _Frame(scope, _assigned_once(node), {p: a for p, a in params if a}, {}), 0
         self.block(node.body, (), {}, ())
-        self.frame = saved
+        self.frame, self.loop_depth = saved, saved_depth
         self.scopes.pop()
 
     def klass(self, node: ast.ClassDef) -> None:
@@ -483,7 +491,7 @@ def _guarded_description(body: list[ast.stmt]) -> str:
     return repr(unparse(body[0])) if body else "..."
 
 
-def _case_term(subject: str, pattern: ast.pattern, env: dict[str, ast.expr]) -> Term:
+def _case_term(subject: str, pattern: ast.pattern, env: Env) -> Term:
     if isinstance(pattern, ast.MatchValue):
         return make_term(ast.parse(f"{subject} == {unparse(pattern.value)}", mode="eval").body, env)
     if isinstance(pattern, ast.MatchClass) and not pattern.patterns and not pattern.kwd_patterns:

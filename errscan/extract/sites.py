@@ -8,17 +8,18 @@ disagree, PositionProvider is used for that file.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from errscan.extract.conditions import Condition
-from errscan.extract.facts import ModuleFacts, StatementPosition
+from errscan.extract.facts import SITE_KINDS, ModuleFacts, StatementPosition
 from errscan.extract.names import ScopeStack, qualify
-from errscan.extract.templates import EMPTY, Template, TemplateBuilder
+from errscan.extract.templates import EMPTY, LocalLookup, Template, TemplateBuilder
 from errscan.model import Placeholder
 
-_MESSAGE_KEYWORDS = ("msg", "message", "detail", "reason")
+MESSAGE_KEYWORDS = ("msg", "message", "detail", "reason")
 
 
 @dataclass(frozen=True)
@@ -53,36 +54,88 @@ class _Pending:
     assert_test: str | None
 
 
-class _SiteVisitor(cst.CSTVisitor):
+class _SiteWalker:
+    """Walks statements only, never expressions: raise and assert are statements, and so is every
+    assignment, handler and scope it needs, while libcst's visitor over every node would cost
+    several times the parse."""
+
     def __init__(self, module: cst.Module, facts: ModuleFacts):
         self.facts = facts
         self.scopes = ScopeStack()
-        self.templates = TemplateBuilder(module, self._lookup_assignment)
         self.assignments: list[dict[str, list[cst.BaseExpression | None]]] = [{}]
+        # Not a bound method: walker -> builder -> walker would be a reference cycle, and every
+        # file's tree would then wait for the cyclic garbage collector instead of being freed.
+        self.templates = TemplateBuilder(module, _single_assignment_lookup(self.assignments))
         self.caught: list[dict[str, cst.BaseExpression]] = [{}]
         self.comments: tuple[str, ...] = ()
         self.events: list[str] = []  # kind of every raise/assert, to match the ast positions
         self.pending: list[_Pending] = []
 
-    # scopes: a function gets its own assignments; a class body shares nothing with its methods
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.scopes.push(node.name.value, True)
-        self.assignments.append({})
-        self.caught.append({})
+    def walk(self, statements: Sequence[cst.BaseStatement]) -> None:
+        for statement in statements:
+            if isinstance(statement, cst.SimpleStatementLine):
+                self.comments = _comment_block(statement.leading_lines)
+                self._small_statements(statement.body)
+            elif isinstance(statement, cst.FunctionDef):
+                # a function gets its own assignments and handlers
+                self.scopes.push(statement.name.value, True)
+                self.assignments.append({})
+                self.caught.append({})
+                self._suite(statement.body)
+                self.scopes.pop()
+                self.assignments.pop()
+                self.caught.pop()
+            elif isinstance(statement, cst.ClassDef):
+                # a class body shares nothing with its methods, and has no frame of its own
+                self.scopes.push(statement.name.value, False)
+                self._suite(statement.body)
+                self.scopes.pop()
+            else:
+                self._compound(statement)
 
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.scopes.pop()
-        self.assignments.pop()
-        self.caught.pop()
+    def _compound(self, statement: cst.BaseCompoundStatement) -> None:
+        """if/elif/else, for, while, with, try, match: their blocks in source order."""
+        body = getattr(statement, "body", None)
+        if body is not None:
+            self._suite(body)
+        for handler in getattr(statement, "handlers", ()):
+            if handler.name is not None and handler.type is not None and isinstance(handler.name.name, cst.Name):
+                self.caught[-1][handler.name.name.value] = handler.type
+            self._suite(handler.body)
+        for case in getattr(statement, "cases", ()):
+            self._suite(case.body)
+        orelse = getattr(statement, "orelse", None)
+        if isinstance(orelse, cst.If):
+            self._compound(orelse)
+        elif orelse is not None:
+            self._suite(orelse.body)
+        finalbody = getattr(statement, "finalbody", None)
+        if finalbody is not None:
+            self._suite(finalbody.body)
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.scopes.push(node.name.value, False)
+    def _suite(self, suite: cst.BaseSuite) -> None:
+        if isinstance(suite, cst.SimpleStatementSuite):
+            self.comments = ()
+            self._small_statements(suite.body)
+        else:
+            self.walk(suite.body)
 
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self.scopes.pop()
+    def _small_statements(self, statements: Sequence[cst.BaseSmallStatement]) -> None:
+        for small in statements:
+            if isinstance(small, cst.Raise):
+                self._raise(small)
+            elif isinstance(small, cst.Assert):
+                self._assert(small)
+            elif isinstance(small, cst.Assign):
+                self._assign(small)
+            elif isinstance(small, cst.AnnAssign):
+                if isinstance(small.target, cst.Name) and small.value is not None:
+                    self._assigned(small.target.value, small.value)
+            elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+                self._assigned(small.target.value, None)
 
     # local facts the message and exception may refer to
-    def visit_Assign(self, node: cst.Assign) -> None:
+    def _assign(self, node: cst.Assign) -> None:
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             self._assigned(node.targets[0].target.value, node.value)
         else:
@@ -90,38 +143,11 @@ class _SiteVisitor(cst.CSTVisitor):
                 for name in _names(target.target):
                     self._assigned(name, None)
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if isinstance(node.target, cst.Name) and node.value is not None:
-            self._assigned(node.target.value, node.value)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if isinstance(node.target, cst.Name):
-            self._assigned(node.target.value, None)
-
     def _assigned(self, name: str, value: cst.BaseExpression | None) -> None:
         self.assignments[-1].setdefault(name, []).append(value)
 
-    def _lookup_assignment(self, name: str) -> cst.BaseExpression | None:
-        values = self.assignments[-1].get(name, [])
-        return values[0] if len(values) == 1 else None
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None and node.type is not None and isinstance(node.name.name, cst.Name):
-            self.caught[-1][node.name.name.value] = node.type
-
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        block: list[str] = []
-        for line in reversed(node.leading_lines):
-            if line.comment is None:
-                break
-            block.append(line.comment.value.lstrip("#").strip())
-        self.comments = tuple(reversed(block))
-
-    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
-        self.comments = ()
-
     # sites
-    def visit_Raise(self, node: cst.Raise) -> None:
+    def _raise(self, node: cst.Raise) -> None:
         if node.exc is None:
             self.events.append("reraise")
             return
@@ -130,7 +156,7 @@ class _SiteVisitor(cst.CSTVisitor):
         cause = self.templates.source(node.cause.item) if node.cause is not None else None
         self._site(node, "raise", exception, qualname, template, cause, None)
 
-    def visit_Assert(self, node: cst.Assert) -> None:
+    def _assert(self, node: cst.Assert) -> None:
         if node.msg is None:
             self.events.append("assert-nomsg")
             return
@@ -169,7 +195,7 @@ class _SiteVisitor(cst.CSTVisitor):
                 return self.templates.render(call)  # `*args`: only the call says what is printed
             return self.templates.render(first.value)
         for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value in _MESSAGE_KEYWORDS:
+            if arg.keyword is not None and arg.keyword.value in MESSAGE_KEYWORDS:
                 return self.templates.render(arg.value)
         return EMPTY
 
@@ -195,10 +221,30 @@ def _names(node: cst.BaseExpression) -> list[str]:
     return []
 
 
+def _single_assignment_lookup(frames: list[dict[str, list[cst.BaseExpression | None]]]) -> LocalLookup:
+    """A name's value when the innermost function assigned it exactly once so far, else None."""
+
+    def lookup(name: str) -> cst.BaseExpression | None:
+        values = frames[-1].get(name, [])
+        return values[0] if len(values) == 1 else None
+
+    return lookup
+
+
+def _comment_block(leading_lines: Sequence[cst.EmptyLine]) -> tuple[str, ...]:
+    """The comment lines right above a statement, without blank lines between them and it."""
+    block: list[str] = []
+    for line in reversed(leading_lines):
+        if line.comment is None:
+            break
+        block.append(line.comment.value.lstrip("#").strip())
+    return tuple(reversed(block))
+
+
 def extract_sites(module: cst.Module, facts: ModuleFacts) -> tuple[tuple[RawSite, ...], int]:
     """Every raise and assert-with-message of the module, and the count of bare re-raises."""
-    visitor = _SiteVisitor(module, facts)
-    module.visit(visitor)
+    visitor = _SiteWalker(module, facts)
+    visitor.walk(module.body)
     positions = _positions(module, facts, visitor)
     sites = tuple(
         RawSite(
@@ -221,10 +267,10 @@ def extract_sites(module: cst.Module, facts: ModuleFacts) -> tuple[tuple[RawSite
     return sites, visitor.events.count("reraise")
 
 
-def _positions(module: cst.Module, facts: ModuleFacts, visitor: _SiteVisitor) -> list[StatementPosition]:
+def _positions(module: cst.Module, facts: ModuleFacts, visitor: _SiteWalker) -> list[StatementPosition]:
     """The ast statement of each site; if the walks disagree, PositionProvider lines, partial."""
     if [s.kind for s in facts.statements] == visitor.events:
-        return [s for s in facts.statements if s.kind in ("raise", "assert")]
+        return [s for s in facts.statements if s.kind in SITE_KINDS]
     ranges = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     by_line = {s.line: s for s in facts.statements}
     found = []

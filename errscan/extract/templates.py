@@ -58,10 +58,7 @@ class TemplateBuilder:
 
     def source(self, node: cst.CSTNode) -> str:
         """The code of a node on one line: line breaks and their indentation fold to one space."""
-        code = self._module.code_for_node(node).strip()
-        code = re.sub(r"\(\s*\n\s*", "(", code)
-        code = re.sub(r"\s*\n\s*\)", ")", code)
-        return re.sub(r"\s*\n\s*", " ", code)
+        return one_line(self._module.code_for_node(node))
 
     def render(self, node: cst.BaseExpression, depth: int = 0) -> Template:
         if isinstance(node, cst.SimpleString):
@@ -108,7 +105,7 @@ class TemplateBuilder:
         return self._placeholder(node, how)
 
     def _placeholder(self, node: cst.CSTNode, how: str, conversion: str = "") -> Template:
-        return _field(self.source(node), how, conversion)
+        return field_template(self.source(node), how, conversion)
 
     def _simple_string(self, node: cst.SimpleString) -> Template:
         value = node.evaluated_value
@@ -131,7 +128,7 @@ class TemplateBuilder:
                 # `{x=}` prints "x=" and then repr(x) unless a conversion or spec says otherwise.
                 result += Template(escape_literal(expr + "="), ())
                 conversion = conversion or ("" if spec else "r")
-            result += _field(expr, "fstring", conversion, spec)
+            result += field_template(expr, "fstring", conversion, spec)
         return result
 
     def _percent(self, node: cst.BinaryOperation, depth: int) -> Template:
@@ -187,11 +184,19 @@ class TemplateBuilder:
                 head, auto_index = str(auto_index), auto_index + 1
             value = positional[int(head)] if head.isdigit() and int(head) < len(positional) else keywords.get(head)
             expr = field_name if value is None else self.source(value) + rest
-            result += _field(expr, "format", conversion or "", spec or "")
+            result += field_template(expr, "format", conversion or "", spec or "")
         return result
 
 
-def _field(expr: str, how: str, conversion: str = "", spec: str = "") -> Template:
+def one_line(code: str) -> str:
+    """Code on one line: line breaks and their indentation fold to one space (none inside brackets)."""
+    code = re.sub(r"\(\s*\n\s*", "(", code.strip())
+    code = re.sub(r"\s*\n\s*\)", ")", code)
+    return re.sub(r"\s*\n\s*", " ", code)
+
+
+def field_template(expr: str, how: str, conversion: str = "", spec: str = "") -> Template:
+    """One `{expr!conversion:spec}` field."""
     suffix = (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
     return Template("{" + expr + suffix + "}", (Placeholder(expr, conversion, spec, how),))
 

@@ -51,6 +51,7 @@ class CallGraph:
         for klass in index.classes:
             for base in index.bases(klass):
                 self.subclasses[base].add(klass)
+        self._visible: dict[tuple[str, str], dict[str, str]] = {}
         self.attribute_types = self._attribute_types()
         self.unresolved: Counter[str] = Counter()
         self.external = 0
@@ -104,8 +105,15 @@ class CallGraph:
         return klass if klass in self.index.classes else None
 
     # resolution
+    def visible(self, module: ModuleFacts, scope: str) -> dict[str, str]:
+        """The imports visible in a scope, built once per scope (many calls share one)."""
+        key = (module.module, scope)
+        if key not in self._visible:
+            self._visible[key] = module.lookup(scope)
+        return self._visible[key]
+
     def qualify(self, module: ModuleFacts, scope: str, dotted: str) -> str | None:
-        found = qualify(dotted, module.lookup(scope), module.module, module.local_defs)
+        found = qualify(dotted, self.visible(module, scope), module.module, module.local_defs)
         return self.index.canonical(found) if found else None
 
     def _add_call(self, module: ModuleFacts, call: CallFact) -> None:
@@ -175,7 +183,7 @@ class CallGraph:
                 klass = self.qualify(module, scope, annotated)
                 if klass in self.index.classes:
                     return self._method_with_overrides(klass, rest, how or "annotation")
-        how = how or ("import" if head in module.lookup(scope) else "module")
+        how = how or ("import" if head in self.visible(module, scope) else "module")
         return self.resolve_text(module, scope, callee, how)
 
     def resolve_text(self, module: ModuleFacts, scope: str, dotted: str, how: str) -> list[tuple[str, str]] | None:

@@ -63,8 +63,9 @@ def as_text(findings: list[Finding], site_prefix: str = "") -> str:
             f"  {_verdict(best)}",
             f"  at {error.path}:{error.line} in {error.function}",
             f"  {error.url}",
-            f"  page {site_prefix}{page_path(error)}",
         ]
+        if site_prefix is not None:  # a page exists only where a site was built
+            lines.append(f"  page {site_prefix}{page_path(error)}")
         lines += [f"    {field} = {_one_line(value)}" for field, value in best.bindings.items()]
         for other in others:
             lines.append(

@@ -26,6 +26,7 @@ class Source(Protocol):
     description: str
     commit: str | None
     version: str | None
+    notes: tuple[str, ...]  # things the user should know about what was read
 
     def files(self) -> Iterator[SourceFile]: ...
 

@@ -28,6 +28,12 @@ class FolderSource:
         )
         self.version = info.version if info else None
         self.commit = info.commit if info and info.commit else (_git_head(git_top) if git_top else None)
+        self.notes: tuple[str, ...] = ()
+        if git_top and not (info and info.commit) and self.commit and _changed(git_top, self._read_dir):
+            # Lines in the work tree need not be the lines at HEAD: a pinned link would lie.
+            self.notes = (f"the work tree differs from HEAD {self.commit[:12]}: links go to the default branch; "
+                          "use --commit to scan a commit",)
+            self.commit = None
         self.description = str(path)
         self._paths = sorted(_python_files(self._read_dir, self._base))
         if not self._paths:
@@ -60,6 +66,11 @@ def _git(args: list[str], cwd: Path) -> str | None:
 def _git_toplevel(folder: Path) -> Path | None:
     top = _git(["rev-parse", "--show-toplevel"], folder)
     return Path(top).resolve() if top else None
+
+
+def _changed(top: Path, folder: Path) -> bool:
+    status = _git(["status", "--porcelain", "--untracked-files=no", "--", str(folder)], top)
+    return bool(status)
 
 
 def _git_head(top: Path) -> str | None:

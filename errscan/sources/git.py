@@ -22,6 +22,7 @@ class GitSource:
             raise UsageError(f"unknown commit {rev!r} in {self._top}")
         self.commit = sha.decode().strip()
         self.description = f"{path}@{rev}"
+        self.notes: tuple[str, ...] = ()
         self._prefix = self._read_prefix(path.resolve(), profile)
         self._entries = self._list_python_blobs()
         if not self._entries:

@@ -49,17 +49,29 @@ function stripLine(line) {
   return line;
 }
 
-/* The message to score, tried as it is and without an `ExceptionName: ` prefix, and that name. */
+/* The messages to score and their exception names: every `SomeError: message` line of a pasted
+   log or traceback (with the lines that continue it), each tried with and without that prefix;
+   text with no such line is taken whole, after any traceback frames. */
 function messageCandidates(text) {
-  var lines = text.replace(ANSI, "").replace(/\r/g, "").split("\n").map(stripLine);
+  var raw = text.replace(ANSI, "").replace(/\r/g, "").split("\n");
+  var record = raw.map(function (line) { return LOG_PREFIX.test(line.replace(PROCESS_TAG, "")); });
+  var lines = raw.map(stripLine);
+  var found = [];
+  lines.forEach(function (line, i) {
+    var prefix = /^\s/.test(line) ? null : EXCEPTION_PREFIX.exec(line);
+    if (!prefix) return;
+    var end = i + 1;
+    while (end < lines.length && lines[end].trim() && !record[end] && !/^\s/.test(lines[end]) &&
+           !EXCEPTION_PREFIX.test(lines[end]) && !/^(Traceback|During handling|The above exception)/.test(lines[end])) end++;
+    var message = lines.slice(i, end).join("\n").trim();
+    found.push({ message: message.slice(prefix[0].length).trim(), exception: prefix[1] });
+    found.push({ message: message, exception: prefix[1] });
+  });
+  if (found.length) return found;
   var start = 0;
   lines.forEach(function (line, i) { if (/^Traceback \(most recent call last\)/.test(line) || /^\s/.test(line)) start = i + 1; });
   if (start >= lines.length) start = 0;
-  var message = lines.slice(start).join("\n").trim();
-  var prefix = EXCEPTION_PREFIX.exec(message);
-  var bare = prefix ? message.slice(prefix[0].length).trim() : "";
-  if (!bare) return { messages: [message], exception: null };
-  return { messages: [bare, message], exception: prefix[1] };
+  return [{ message: lines.slice(start).join("\n").trim(), exception: null }];
 }
 
 function fold(text) { return text.split(/\s+/).join(" ").trim(); }
@@ -114,19 +126,23 @@ function better(a, b) { return !b || RULE_RANK[a.rule] > RULE_RANK[b.rule] || (a
 
 /* Ranked results, best first: rule, then the logged exception class agreeing, then score. */
 function rank(text, entries) {
-  var candidates = messageCandidates(text);
-  if (!candidates.messages[0]) return [];
-  var prepared = candidates.messages.map(function (m) { return { message: m, words: words(m), folded: fold(m) }; });
+  var candidates = messageCandidates(text).filter(function (c) { return c.message; });
+  if (!candidates.length) return [];
+  var prepared = candidates.map(function (c) {
+    return { message: c.message, exception: c.exception, words: words(c.message), folded: fold(c.message) };
+  });
   var results = [];
   entries.forEach(function (entry) {
     var best = null;
+    var name = entry.exception.split(".").pop();
     prepared.forEach(function (p) {
       var found = scoreMessage(entry, p.message, p.words, p.folded);
-      if (found && better(found, best)) best = found;
+      if (!found) return;
+      found.classAgrees = p.exception !== null && name === p.exception;
+      if (better(found, best)) best = found;
     });
     if (!best) return;
     best.entry = entry;
-    best.classAgrees = candidates.exception !== null && entry.exception.split(".").pop() === candidates.exception;
     best.catchAll = best.rule === "exact" && !entry.literal_chars;
     results.push(best);
   });

@@ -61,7 +61,7 @@ def test_flags_in_the_message_are_checked(by_function):
 def test_solutions_are_phrased_on_settings(by_function):
     solutions = by_function["PlainConnector._validate"].trigger.solutions
     assert any("`--decode-context-parallel-size`" in s for s in solutions)
-    assert any("Only `PlainConnector` reach" in s for s in solutions)
+    assert any("Only `PlainConnector` reaches" in s for s in solutions)
 
 
 def test_related_errors_give_reasons(by_function):
@@ -70,3 +70,10 @@ def test_related_errors_give_reasons(by_function):
         by_function["PlainConnector._validate"].id: "reached through the same connector `PlainConnector`",
         by_function["build_engine"].id: "reached through the same connector `PlainConnector`",
     }
+
+
+def test_guards_of_earlier_errors_stay_in_the_condition_but_decide_nothing(analysis_catalog):
+    (error,) = [e for e in analysis_catalog.errors if e.message == "layerwise is off"]
+    assert error.trigger.condition == "vllm_config.parallel_config.decode_context_parallel_size <= 8 and vllm_config.layerwise"
+    assert not any(k.kind == "cli_flag" for k in error.trigger.knobs)
+    assert not any("decode_context_parallel_size" in s for s in error.trigger.solutions)

@@ -55,6 +55,24 @@ def test_typed_message_with_log_prefix_finds_its_error_first(page, site, catalog
     screenshot(page, "error-page.png")
 
 
+def test_pasted_traceback_finds_the_root_error_first(page, site, catalog):
+    expected = error_named(catalog, "GroupLookupConnector._find_group")
+    log = "\n".join([
+        "(EngineCore_DP0 pid=88) ERROR 08-14 12:00:01 [core.py:708] EngineCore failed to start.",
+        "(EngineCore_DP0 pid=88) Traceback (most recent call last):",
+        '(EngineCore_DP0 pid=88)   File "/usr/lib/vllm/distributed/kv_transfer/group_lookup.py", line 12, in __init__',
+        "(EngineCore_DP0 pid=88)     self._find_group(kv_cache_config)",
+        "(EngineCore_DP0 pid=88)     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        f"(EngineCore_DP0 pid=88) ValueError: {FIND_GROUP_MESSAGE}",
+        "(EngineCore_DP0 pid=88) ERROR 08-14 12:00:02 [core.py:720] shutting down",
+        "RuntimeError: Engine core initialization failed. See root cause above.",
+    ])
+    page.goto((site / "search" / "index.html").as_uri())
+    page.fill("#q", log)
+    assert search_results(page)[0] == f"../errors/{expected.id}/index.html"
+    assert "exact match" in page.locator("#search-results li").first.inner_text()
+
+
 def test_query_in_the_url_runs_the_search(page, site, catalog, served):
     expected = error_named(catalog, "StoreConnector._validate")
     page.goto(search_url(served(site), "StoreConnector does not support: cross attention; PCP > 1 (pcp=2)"))

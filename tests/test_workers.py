@@ -1,0 +1,45 @@
+"""The worker pool: results in input order, and a task that hangs, crashes or raises is lost alone."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+from errscan.workers import TaskLost, run_all
+
+
+def behave(item: str) -> str:
+    if item == "hang":
+        time.sleep(3600)
+    if item == "crash":
+        os.kill(os.getpid(), signal.SIGKILL)  # as a native crash would end it
+    if item == "raise":
+        raise ValueError("bad item")
+    return item.upper()
+
+
+def test_results_come_back_in_input_order_whatever_the_number_of_workers():
+    items = [f"item{i}" for i in range(40)]
+    for jobs in (1, 3):
+        assert run_all(behave, items, jobs, time_limit=60) == [i.upper() for i in items]
+
+
+def test_a_task_that_overruns_is_lost_and_the_others_finish():
+    results = run_all(behave, ["a", "hang", "b", "c"], 2, time_limit=1)
+    assert results[0] == "A" and results[2:] == ["B", "C"]
+    assert results[1] == TaskLost("took longer than the 1s limit")
+
+
+def test_a_task_that_kills_its_worker_is_lost_and_the_worker_replaced():
+    results = run_all(behave, ["crash", "a", "crash", "b"], 1, time_limit=60)
+    assert results[1::2] == ["A", "B"]
+    assert results[0] == results[2] == TaskLost("the worker process died (signal SIGKILL)")
+
+
+def test_a_task_that_raises_is_lost_with_the_exception():
+    assert run_all(behave, ["raise", "a"], 2, time_limit=60) == [TaskLost("ValueError: bad item"), "A"]
+
+
+def test_no_items_start_no_workers():
+    assert run_all(behave, [], 4, time_limit=60) == []
