@@ -104,7 +104,7 @@ def scan(src, commit, release, releases, repo, include, exclude, jobs, cache_dir
     each error's history; the latest is the main content.
     """
     catalog = scan_source(src, commit, release, releases, repo, include, exclude, jobs, cache_dir, no_cache, quiet)
-    write_site(catalog, out)
+    write_site(catalog, out, jobs)
     if not quiet:
         click.echo(summary_line(catalog, out))
 

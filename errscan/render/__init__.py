@@ -7,6 +7,7 @@ data/*.js (search and filter index), assets/ (one stylesheet, one script), api/ 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -27,6 +28,7 @@ from errscan.render.history import history_index_fields, slug, write_history_fil
 from errscan.render.schema import api_schema
 from errscan.render.search import connectors_of, index_scripts
 from errscan.scan import github_url
+from errscan.workers import TaskLost, run_all
 
 INDEX_PAGE_ROWS = 100  # errors listed on index.html before the filters' own paging takes over
 
@@ -102,14 +104,18 @@ def error_document(catalog: Catalog, error: ErrorSite) -> dict[str, Any]:
     }
 
 
-def write_site(catalog: Catalog, out: Path) -> None:
-    """Build the whole site beside `out`, then swap it in: a failed build leaves `out` as it was."""
+def write_site(catalog: Catalog, out: Path, jobs: int = 0) -> None:
+    """Build the whole site beside `out`, then swap it in: a failed build leaves `out` as it was.
+
+    Error pages are written by `jobs` processes (0: one per core); each page depends only on the
+    catalog, so the files are the same whatever `jobs` is.
+    """
     if out.exists() and any(out.iterdir()) and not (out / "api" / "index.json").is_file():
         raise UsageError(f"refusing to replace {out}: it is not empty and not an errscan site")
     out.parent.mkdir(parents=True, exist_ok=True)
     build = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.build-"))
     try:
-        _write_files(catalog, build)
+        _write_files(catalog, build, jobs or os.cpu_count() or 1)
         swap_in_folder(build, out)
     except BaseException:
         shutil.rmtree(build, ignore_errors=True)
@@ -137,7 +143,7 @@ def read_site(root: Path) -> Catalog:
         raise ErrscanError(f"cannot read the site at {root}: {type(exc).__name__}: {exc}") from exc
 
 
-def _write_files(catalog: Catalog, root: Path) -> None:
+def _write_files(catalog: Catalog, root: Path, jobs: int) -> None:
     env = environment()
     short = (catalog.commit or "")[:10]
     common = {"catalog": catalog, "short_commit": short}
@@ -151,13 +157,7 @@ def _write_files(catalog: Catalog, root: Path) -> None:
     for name, text in index_scripts(catalog).items():
         _write(root / "data" / name, text)
 
-    by_id = catalog.by_id()
-    error_page = env.get_template("error.html")
-    for error in catalog.errors + catalog.retired:
-        _write(root / "api" / "errors" / f"{error.id}.json", dump_json(error_document(catalog, error)))
-        related = [(by_id[r.id], r.reason) for r in (error.trigger.related if error.trigger else ()) if r.id in by_id]
-        page = error_page.render(root="../../", **common, **error_context(catalog, error, related))
-        _write(root / page_path(error), page)
+    _write_error_pages(catalog, root, jobs)
 
     by_axis = {axis: browse.groups(catalog, axis) for axis in ("connector", "file")}
     group_page = env.get_template("group.html")
@@ -172,6 +172,46 @@ def _write_files(catalog: Catalog, root: Path) -> None:
     _write(root / "index.html", index)
     write_history_files(catalog, root, env, common, _write, dump_json)
     _write(root / "search" / "index.html", env.get_template("search.html").render(root="../", **common))
+
+
+# What forked page writers read: set just before they start, so that it reaches them by fork
+# instead of being pickled to each.
+_PAGES: tuple[Catalog, Path] | None = None
+_PAGES_PER_TASK = 200
+PAGE_TIME_LIMIT = 600.0  # seconds for one task of pages: only a stuck writer comes near it
+
+
+def _write_error_pages(catalog: Catalog, root: Path, jobs: int) -> None:
+    global _PAGES
+    count = len(catalog.errors) + len(catalog.retired)
+    chunks = [range(i, min(i + _PAGES_PER_TASK, count)) for i in range(0, count, _PAGES_PER_TASK)]
+    _PAGES = (catalog, root)
+    try:
+        if jobs == 1 or len(chunks) < 2:
+            results = [_write_error_chunk(chunk) for chunk in chunks]
+        else:
+            results = run_all(_write_error_chunk, chunks, jobs, PAGE_TIME_LIMIT)
+    finally:
+        _PAGES = None
+    lost = [r for r in results if isinstance(r, TaskLost)]
+    if lost:
+        raise ErrscanError(f"writing error pages failed: {lost[0].reason}")
+
+
+def _write_error_chunk(chunk: range) -> int:
+    """The JSON record and page of each error in `chunk` (positions in errors + retired)."""
+    catalog, root = _PAGES
+    errors = catalog.errors + catalog.retired
+    by_id = catalog.by_id()
+    common = {"catalog": catalog, "short_commit": (catalog.commit or "")[:10]}
+    error_page = environment().get_template("error.html")
+    for position in chunk:
+        error = errors[position]
+        _write(root / "api" / "errors" / f"{error.id}.json", dump_json(error_document(catalog, error)))
+        related = [(by_id[r.id], r.reason) for r in (error.trigger.related if error.trigger else ()) if r.id in by_id]
+        page = error_page.render(root="../../", **common, **error_context(catalog, error, related))
+        _write(root / page_path(error), page)
+    return len(chunk)
 
 
 def error_context(catalog: Catalog, error: ErrorSite, related: list) -> dict[str, Any]:

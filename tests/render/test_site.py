@@ -167,3 +167,24 @@ def test_build_is_deterministic(catalog, tmp_path):
     a = {p.relative_to(tmp_path / "a"): p.read_bytes() for p in (tmp_path / "a").rglob("*") if p.is_file()}
     b = {p.relative_to(tmp_path / "b"): p.read_bytes() for p in (tmp_path / "b").rglob("*") if p.is_file()}
     assert a == b
+
+
+def test_pages_written_in_parallel_are_the_same(tmp_path, monkeypatch):
+    import errscan.render as render
+    from conftest import FIXTURES
+    from errscan.profiles.vllm import VLLM
+    from errscan.scan import ScanOptions, scan as run_scan
+    from errscan.scope import Scope
+    from errscan.sources.folder import FolderSource
+
+    catalog = run_scan(FolderSource(FIXTURES / "patterns", VLLM), ScanOptions("o/r", Scope(("**",)), jobs=1))
+    monkeypatch.setattr(render, "_PAGES_PER_TASK", 3)  # several tasks even for a small catalog
+    render.write_site(catalog, tmp_path / "one", jobs=1)
+    render.write_site(catalog, tmp_path / "two", jobs=2)
+
+    def files(root):
+        return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+    one = files(tmp_path / "one")
+    assert len([p for p in one if p.startswith("errors/")]) == len(catalog.errors) > 6
+    assert one == files(tmp_path / "two")
