@@ -48,7 +48,7 @@ class Run:
 
 
 def measure(command: list[str]) -> Run:
-    """Run `command`, sampling the summed resident memory of its process tree until it ends."""
+    """Run `command`, sampling the memory of its process tree (PSS) until it ends."""
     cpu_before = _children_cpu()
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -57,7 +57,7 @@ def measure(command: list[str]) -> Run:
 
     def sample() -> None:
         while not done.is_set():
-            peak[0] = max(peak[0], _tree_rss(process.pid))
+            peak[0] = max(peak[0], _tree_pss(process.pid))
             done.wait(0.05)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -79,15 +79,19 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _tree_rss(pid: int) -> int:
-    """Resident bytes of `pid` and all its descendants (0 for any that ended meanwhile)."""
+def _tree_pss(pid: int) -> int:
+    """Proportional resident bytes (PSS) of `pid` and all its descendants (0 for any that ended).
+
+    PSS splits a page shared by forked workers among them, so the sum is the memory the tree
+    really holds; summed RSS would count every copy-on-write page once per process.
+    """
     total = 0
     try:
-        with open(f"/proc/{pid}/statm") as statm:
-            total += int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        with open(f"/proc/{pid}/smaps_rollup") as rollup:
+            total += next(int(line.split()[1]) for line in rollup if line.startswith("Pss:")) * 1024
         with open(f"/proc/{pid}/task/{pid}/children") as children:
-            total += sum(_tree_rss(int(child)) for child in children.read().split())
-    except (OSError, ValueError, IndexError):
+            total += sum(_tree_pss(int(child)) for child in children.read().split())
+    except (OSError, ValueError, IndexError, StopIteration):
         pass
     return total
 

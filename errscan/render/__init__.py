@@ -6,6 +6,8 @@ data/*.js (search and filter index), assets/ (one stylesheet, one script), api/ 
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import os
 import shutil
@@ -19,6 +21,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
+from errscan import __version__
 from errscan.errors import ErrscanError, UsageError
 from errscan.fsutil import swap_in_folder
 from errscan.model import Catalog, ErrorSite, catalog_from_dict, to_dict
@@ -112,14 +115,29 @@ def write_site(catalog: Catalog, out: Path, jobs: int = 0) -> None:
     """
     if out.exists() and any(out.iterdir()) and not (out / "api" / "index.json").is_file():
         raise UsageError(f"refusing to replace {out}: it is not empty and not an errscan site")
+    fingerprint = build_fingerprint(catalog)
+    stamp = out / ".errscan-build"
+    if stamp.is_file() and stamp.read_text("utf-8") == fingerprint:
+        return  # the site there was built from this very catalog, by these templates
     out.parent.mkdir(parents=True, exist_ok=True)
     build = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.build-"))
     try:
         _write_files(catalog, build, jobs or os.cpu_count() or 1)
+        _write(build / ".errscan-build", fingerprint)  # last: a partial build never has it
         swap_in_folder(build, out)
     except BaseException:
         shutil.rmtree(build, ignore_errors=True)
         raise
+
+
+def build_fingerprint(catalog: Catalog) -> str:
+    """What a site is made from: the catalog (timings aside), errscan's version and its templates."""
+    digest = hashlib.sha256(__version__.encode())
+    digest.update(dump_json(to_dict(dataclasses.replace(catalog, summary=dataclasses.replace(catalog.summary, stage_seconds={})))).encode())
+    for path in sorted(templates_dir().rglob("*")):
+        if path.is_file():
+            digest.update(path.relative_to(templates_dir()).as_posix().encode() + b"\0" + path.read_bytes())
+    return dump_json({"build": digest.hexdigest()})
 
 
 def page_path(error: ErrorSite) -> str:

@@ -188,3 +188,27 @@ def test_pages_written_in_parallel_are_the_same(tmp_path, monkeypatch):
     one = files(tmp_path / "one")
     assert len([p for p in one if p.startswith("errors/")]) == len(catalog.errors) > 6
     assert one == files(tmp_path / "two")
+
+
+def test_unchanged_catalog_leaves_the_site_untouched(tmp_path):
+    import errscan.render as render
+    from conftest import FIXTURES
+    from errscan.profiles.vllm import VLLM
+    from errscan.scan import ScanOptions, scan as run_scan
+    from errscan.scope import Scope
+    from errscan.sources.folder import FolderSource
+
+    def build(source):
+        return run_scan(FolderSource(source, VLLM), ScanOptions("o/r", Scope(("**",)), jobs=1))
+
+    out = tmp_path / "site"
+    render.write_site(build(FIXTURES / "patterns"), out, jobs=1)
+    index = out / "index.html"
+    before = index.stat().st_mtime_ns
+    render.write_site(build(FIXTURES / "patterns"), out, jobs=1)
+    assert index.stat().st_mtime_ns == before and (out / ".errscan-build").is_file()
+    changed = tmp_path / "changed"
+    changed.mkdir()
+    (changed / "m.py").write_text("raise ValueError('new')\n")
+    render.write_site(build(changed), out, jobs=1)
+    assert index.stat().st_mtime_ns != before
