@@ -137,8 +137,11 @@ def write_site(catalog: Catalog, out: Path, jobs: int = 0) -> None:
 def build_fingerprint(catalog: Catalog) -> str:
     """What a site is made from: the catalog (timings aside), errscan's version and its templates."""
     digest = hashlib.sha256(__version__.encode())
-    unstamped = dataclasses.replace(catalog, summary=dataclasses.replace(catalog.summary, stage_seconds={}))
+    unstamped = dataclasses.replace(
+        catalog, summary=dataclasses.replace(catalog.summary, stage_seconds={}), callgraph={}
+    )
     digest.update(dump_json(to_dict(unstamped), compact=True).encode())
+    digest.update(dump_json(catalog.callgraph, compact=True).encode())  # plain data: no to_dict walk
     for path in sorted(templates_dir().rglob("*")):
         if path.is_file():
             digest.update(path.relative_to(templates_dir()).as_posix().encode() + b"\0" + path.read_bytes())
