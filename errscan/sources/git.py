@@ -8,7 +8,7 @@ from typing import Iterator
 
 from errscan.errors import SourceError, UsageError
 from errscan.profiles import Profile
-from errscan.sources import SourceFile, package_scope
+from errscan.sources import SourceFile
 
 
 class GitSource:
