@@ -79,7 +79,10 @@ def _trigger(
     knobs: list[Knob] = [Knob("connector", name, "kv_connector") for name in plugin_names]
     per_conjunct = [
         (c, knobs_in(deep, catalog, profile)) for c, deep in zip(own_parts, _align(own_parts, deep_parts))
+        if not (contributions and c == own_parts[-1])
     ]
+    # Accumulate-then-raise: each guarded append is a way in, with its own settings and remedy.
+    per_conjunct += [(condition, knobs_in(deep, catalog, profile)) for condition, deep, _ in contributions]
     for _, found_knobs in per_conjunct:
         knobs.extend(found_knobs)
     path_conditions = []
@@ -89,8 +92,6 @@ def _trigger(
         knobs.extend(path_knobs)
         if path:
             path_conditions.append((render(path), path_knobs))
-    for contribution in contributions:
-        knobs.extend(knobs_in(contribution[1], catalog, profile))
     message_flags = flags_in_message(error.message, catalog)
     knobs.extend(message_flags)
     return Trigger(

@@ -56,6 +56,16 @@ def negated_code(code: str) -> str:
     return unparse(negated_node(tree))
 
 
+def _quantifier(node: ast.expr) -> tuple[ast.expr, ast.comprehension] | None:
+    if (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "any"
+        and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp)
+        and len(node.args[0].generators) == 1 and not node.args[0].generators[0].ifs
+    ):
+        return node.args[0].elt, node.args[0].generators[0]
+    return None
+
+
 def _code(node: ast.expr) -> str:
     return f"`{ast.unparse(node)}`"
 
@@ -63,6 +73,11 @@ def _code(node: ast.expr) -> str:
 def _words(node: ast.expr, negate: bool) -> str:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         return _words(node.operand, not negate)
+    quantified = _quantifier(node)
+    if quantified is not None:  # any(<test> for <target> in <items>): how loop conditions read
+        test, loop = quantified
+        some = "every" if negate else "some"
+        return f"for {some} {_code(loop.target)} in {_code(loop.iter)}, {_words(test, negate)}"
     if isinstance(node, ast.BoolOp):
         is_and = isinstance(node.op, ast.And) != negate  # De Morgan
         parts = [_words(v, negate) for v in node.values]

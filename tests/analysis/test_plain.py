@@ -50,3 +50,9 @@ def test_analysis_words_are_kept_and_code_is_explained_otherwise():
     assert condition_words("x is None", "no x given") == "no x given"
     assert condition_words("x is None", "x is None") == "`x` is None (not set)"
     assert condition_words("x is None", None) == "`x` is None (not set)"
+
+
+def test_loop_quantifier_in_words():
+    code = "any(isinstance(g.spec, Cross) for g in groups)"
+    assert plain_words(code) == "for some `g` in `groups`, `g.spec` is a `Cross`"
+    assert plain_words(code, negate=True) == "for every `g` in `groups`, `g.spec` is not a `Cross`"
