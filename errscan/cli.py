@@ -127,6 +127,8 @@ def lookup(text, site, src, commit, release, repo, include, exclude, jobs, cache
         text = sys.stdin.read()
     if not text.strip():
         raise UsageError("the input is empty")
+    if site is None and sys.stderr.isatty():
+        click.echo("note: scanning the source first (a built site, --site DIR, answers at once)", err=True)
     catalog = read_site(site) if site is not None else scan_source(
         src, _one(commit), _one(release), None, repo, include, exclude, jobs, cache_dir, no_cache, quiet=True
     )
