@@ -140,6 +140,7 @@ class _Frame:
 
     scope: str
     once: frozenset[str]  # locals assigned exactly once in the function
+    bound: frozenset[str]  # every local and parameter of the function, but its nested defs
     params: dict[str, str]  # annotated parameters: name -> annotation
     aliases: dict[str, list[tuple[str | None, Condition]]]
 
@@ -159,7 +160,7 @@ class _FactCollector:
         self.attribute_types: list[AttributeType] = []
         self.statements: list[StatementPosition] = []
         self.module_values: dict[str, str] = {}
-        self.frame = _Frame("", frozenset(), {}, {})
+        self.frame = _Frame("", frozenset(), frozenset(), {}, {})
         self.class_stack: list[str] = []
         self.loop_depth = 0  # `for` bodies around the statement being read
 
@@ -294,8 +295,13 @@ class _FactCollector:
     def call(self, node: ast.Call, terms: Condition) -> None:
         for argument in [*node.args, *(k.value for k in node.keywords)]:
             passed = _dotted(argument) if isinstance(argument, (ast.Name, ast.Attribute)) else None
-            if passed:
-                self.calls.append(CallFact(self.frame.scope, passed, node.lineno, terms, (), (), "reference"))
+            head = passed.split(".")[0] if passed else None
+            # A local's value is data (a function passed on is `self.run`, a module's name or an
+            # import); `self`/`cls` are the exception, as their methods are what gets passed.
+            aliased = any(text for text, _ in self.frame.aliases.get(head, ()))  # `cb = self.run`
+            if passed and (head not in self.frame.bound or aliased or (head in ("self", "cls") and "." in passed)):
+                through = tuple(self.expand(passed, ())) if aliased else ()
+                self.calls.append(CallFact(self.frame.scope, passed, node.lineno, terms, (), through, "reference"))
         callee = _callee_text(node.func)
         if callee is None:
             return
@@ -333,7 +339,7 @@ class _FactCollector:
             if enclosing == self.frame.scope:
                 self.calls.append(registered)
         saved, saved_depth = self.frame, self.loop_depth
-        self.frame, self.loop_depth = _Frame(scope, _assigned_once(node), {p: a for p, a in params if a}, {}), 0
+        self.frame, self.loop_depth = _Frame(scope, *_bindings(node), {p: a for p, a in params if a}, {}), 0
         self.block(node.body, (), {}, ())
         self.frame, self.loop_depth = saved, saved_depth
         self.scopes.pop()
@@ -366,7 +372,7 @@ class _FactCollector:
         )
         self.class_stack.append(scope)
         saved = self.frame
-        self.frame = _Frame(scope, frozenset(), {}, {})
+        self.frame = _Frame(scope, frozenset(), frozenset(), {}, {})
         self.block(node.body, (), {}, ())
         self.frame = saved
         self.class_stack.pop()
@@ -431,13 +437,15 @@ def _exits(body: list[ast.stmt]) -> bool:
     return False
 
 
-def _assigned_once(node: ast.AST) -> frozenset[str]:
-    """Locals bound exactly once in a function; parameters and nested scopes' names never count.
+def _bindings(node: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
+    """(locals bound exactly once, every local bound) in a function; parameters are bound but never
+    count as once, and nested scopes' own names stay theirs.
 
     Only statements are walked (binding forms, plus walrus in `if`/`while` tests), which keeps this
     pass a small fraction of a full tree walk.
     """
     counts: Counter[str] = Counter()
+    defined: set[str] = set()  # names of nested functions and classes: code, not data
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         args = node.args
         for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
@@ -459,6 +467,7 @@ def _assigned_once(node: ast.AST) -> frozenset[str]:
             targets = [item.optional_vars for item in stmt.items if item.optional_vars is not None]
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             counts[stmt.name] += 1
+            defined.add(stmt.name)
             continue
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             counts.update((a.asname or a.name).split(".")[0] for a in stmt.names)
@@ -476,7 +485,7 @@ def _assigned_once(node: ast.AST) -> frozenset[str]:
             stack.extend(handler.body)
         for case in getattr(stmt, "cases", ()):
             stack.extend(case.body)
-    return frozenset(name for name, n in counts.items() if n == 1)
+    return frozenset(name for name, n in counts.items() if n == 1), frozenset(counts) - defined
 
 
 def _guarded_description(body: list[ast.stmt]) -> str:
@@ -556,7 +565,7 @@ def _bound_names(target: ast.expr) -> list[str]:
 
 def collect_facts(tree: ast.Module, module: str, is_pkg: bool) -> ModuleFacts:
     collector = _FactCollector(module, is_pkg)
-    collector.frame = _Frame("", _assigned_once(tree), {}, {})
+    collector.frame = _Frame("", *_bindings(tree), {}, {})
     collector.block(tree.body, (), {}, ())
     return ModuleFacts(
         module=module,

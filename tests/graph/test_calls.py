@@ -21,3 +21,7 @@ def test_resolutions(analysis_catalog):
 def test_unknown_receiver_stays_unresolved(analysis_catalog):
     assert not any(e["callee"].endswith("mystery") for e in analysis_catalog.callgraph["edges"])
     assert analysis_catalog.callgraph["unresolved_calls"] >= 1
+
+
+def test_functions_passed_as_values_are_callbacks(analysis_catalog):
+    assert has_edge(analysis_catalog, "Worker.start", "Worker._drain", "callback")
