@@ -8,21 +8,20 @@ the same file. Within a reason the nearest sites come first, and each error is l
 from __future__ import annotations
 
 import heapq
-import re
 from collections import defaultdict
 from typing import Callable, Iterable
 
+from errscan.match import compile_template
 from errscan.model import ErrorSite, Related
 
 PER_REASON = 4  # nearest sites listed per reason, so that a page stays short at 13,000 errors
 MAX_RELATED = 12
 _RARE = 50  # only words shared by at most this many errors make two messages similar
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
 
 
 def _words(template: str) -> frozenset[str]:
-    literal = re.sub(r"\{[^{}]*\}", " ", template)
-    return frozenset(w.lower() for w in _WORD.findall(literal))
+    """The words of a template's literal text, as lookup and search see them (one letter is none)."""
+    return frozenset(w for w in compile_template(template).words if len(w) > 1)
 
 
 _REASONS: tuple[tuple[str, Callable[[ErrorSite], Iterable[tuple]], Callable[[tuple], str]], ...] = (
