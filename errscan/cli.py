@@ -226,6 +226,7 @@ def summary_line(catalog, out: Path) -> str:
     commit = f"commit {catalog.commit[:12]}" if catalog.commit else "commit not known"
     stages = s.stage_seconds
     timing = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in stages.items() if name != "total")
+    timing = timing or "all from the cache"
     return (
         f"scanned {commit}: read {s.files_read} files, catalogued {s.files_catalogued}: "
         f"{s.raises} raises, {s.asserts} asserts with a message, {s.reraises} re-raises, "
