@@ -71,8 +71,7 @@ def _extract(source: SourceFile, catalogued: bool, libcst_failure: str | None) -
     failure_line = 1
     if libcst_failure is None:
         try:
-            module = cst.parse_module(text)
-            sites, reraises = extract_sites(module, facts)
+            sites, reraises = extract_sites(text, tree, facts)
             return FileResult(source.path, source.digest, lines, facts, sites, reraises, None)
         except cst.ParserSyntaxError as exc:
             libcst_failure, failure_line = f"libcst cannot parse: {exc.message}", exc.raw_line

@@ -1,12 +1,17 @@
 """Raise sites of one module, found by a libcst walk (concrete syntax keeps comments and messages).
 
-Line numbers come from the `ast` facts of the same text, matched statement for statement in source
-order, because libcst's PositionProvider costs more than the parse itself; if the two walks ever
-disagree, PositionProvider is used for that file.
+libcst parses only what needs concrete syntax: the outermost functions that hold a raise or assert,
+each on its own (a quarter of vLLM's lines), and the whole module only when a site lies outside every
+function, where module-level names may make up its message. Line numbers come from the `ast` facts
+of the same text, matched statement for statement in source order, because libcst's
+PositionProvider costs more than the parse itself; if the two walks ever disagree, the whole module
+is parsed and PositionProvider used.
 """
 
 from __future__ import annotations
 
+import ast
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -59,9 +64,11 @@ class _SiteWalker:
     assignment, handler and scope it needs, while libcst's visitor over every node would cost
     several times the parse."""
 
-    def __init__(self, module: cst.Module, facts: ModuleFacts):
+    def __init__(self, module: cst.Module, facts: ModuleFacts, scopes: Sequence[tuple[str, bool]] = ()):
         self.facts = facts
         self.scopes = ScopeStack()
+        for name, is_function in scopes:
+            self.scopes.push(name, is_function)
         self.assignments: list[dict[str, list[cst.BaseExpression | None]]] = [{}]
         # Not a bound method: walker -> builder -> walker would be a reference cycle, and every
         # file's tree would then wait for the cyclic garbage collector instead of being freed.
@@ -241,12 +248,88 @@ def _comment_block(leading_lines: Sequence[cst.EmptyLine]) -> tuple[str, ...]:
     return tuple(reversed(block))
 
 
-def extract_sites(module: cst.Module, facts: ModuleFacts) -> tuple[tuple[RawSite, ...], int]:
-    """Every raise and assert-with-message of the module, and the count of bare re-raises."""
+@dataclass(frozen=True)
+class _Region:
+    """An outermost function holding sites: its lines (decorators included) and enclosing classes."""
+
+    start: int
+    end: int
+    classes: tuple[str, ...]
+
+
+class _RegionsDisagree(Exception):
+    """A region's walk saw other statements than ast did there: parse the whole module instead."""
+
+
+def extract_sites(text: str, tree: ast.Module, facts: ModuleFacts) -> tuple[tuple[RawSite, ...], int]:
+    """Every raise and assert-with-message of the module, and the count of bare re-raises.
+
+    Raises libcst's ParserSyntaxError (or RecursionError) when libcst cannot parse the module.
+    """
+    regions = _regions(tree, [s.line for s in facts.statements])
+    if regions is not None:
+        try:
+            return _sites_of_regions(text, regions, facts), sum(s.kind == "reraise" for s in facts.statements)
+        except (_RegionsDisagree, cst.ParserSyntaxError):
+            pass
+    module = cst.parse_module(text)
     visitor = _SiteWalker(module, facts)
     visitor.walk(module.body)
-    positions = _positions(module, facts, visitor)
-    sites = tuple(
+    return _raw_sites(visitor, _positions(module, facts, visitor)), visitor.events.count("reraise")
+
+
+def _regions(tree: ast.Module, lines: list[int]) -> list[_Region] | None:
+    """The outermost functions holding the statements at `lines` (sorted), or None if one of them
+    lies outside every function."""
+    regions: list[_Region] = []
+
+    def holds(start: int, end: int) -> bool:
+        at = bisect_left(lines, start)
+        return at < len(lines) and lines[at] <= end
+
+    def visit(body: list[ast.stmt], classes: tuple[str, ...]) -> bool:
+        for node in body:
+            if not holds(node.lineno, node.end_lineno or node.lineno):
+                continue
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                regions.append(_Region(start, node.end_lineno or node.lineno, classes))
+            elif isinstance(node, ast.ClassDef):
+                if not visit(node.body, classes + (node.name,)):
+                    return False
+            else:
+                blocks = [getattr(node, field, []) for field in ("body", "orelse", "finalbody")]
+                blocks += [h.body for h in getattr(node, "handlers", [])]
+                blocks += [c.body for c in getattr(node, "cases", [])]
+                inner = [child for block in blocks for child in block]
+                if not inner or not visit(inner, classes):
+                    return False  # the site is this statement, or in it outside any function
+        return True
+
+    return regions if visit(tree.body, ()) else None
+
+
+def _sites_of_regions(text: str, regions: list[_Region], facts: ModuleFacts) -> tuple[RawSite, ...]:
+    lines = text.splitlines(keepends=True)
+    sites: list[RawSite] = []
+    for region in regions:
+        chunk = "".join(lines[region.start - 1 : region.end])
+        if not chunk.endswith("\n"):
+            chunk += "\n"
+        indented = chunk[:1] in (" ", "\t")
+        # a method keeps its indentation as the block of an `if True:`
+        module = cst.parse_module("if True:\n" + chunk if indented else chunk)
+        visitor = _SiteWalker(module, facts, [(name, False) for name in region.classes])
+        visitor.walk(module.body[0].body.body if indented else module.body)
+        statements = [s for s in facts.statements if region.start <= s.line <= region.end]
+        if [s.kind for s in statements] != visitor.events:
+            raise _RegionsDisagree(region.start)
+        sites += _raw_sites(visitor, [s for s in statements if s.kind in SITE_KINDS])
+    return tuple(sites)
+
+
+def _raw_sites(visitor: _SiteWalker, positions: list[StatementPosition]) -> tuple[RawSite, ...]:
+    return tuple(
         RawSite(
             kind=p.kind,
             exception=p.exception,
@@ -264,7 +347,6 @@ def extract_sites(module: cst.Module, facts: ModuleFacts) -> tuple[tuple[RawSite
         )
         for p, position in zip(visitor.pending, positions)
     )
-    return sites, visitor.events.count("reraise")
 
 
 def _positions(module: cst.Module, facts: ModuleFacts, visitor: _SiteWalker) -> list[StatementPosition]:

@@ -19,6 +19,9 @@ from errscan.scope import Scope
 from errscan.sources.folder import FolderSource
 
 
+FILES = len(list((FIXTURES / "patterns").glob("*.py")))  # the fixture package's modules
+
+
 @pytest.fixture
 def tree(tmp_path):
     """The extraction fixtures as a package of their own, free to edit."""
@@ -38,10 +41,10 @@ def entries(cache):
 def test_second_scan_takes_every_file_from_the_cache(tree, tmp_path):
     first = ScanCache(tmp_path / "cache")
     cold = scan_with(tree, first)
-    assert (first.stats.hits, first.stats.misses) == (0, 6)
+    assert (first.stats.hits, first.stats.misses) == (0, FILES)
     second = ScanCache(tmp_path / "cache")
     warm = scan_with(tree, second)
-    assert (second.stats.hits, second.stats.misses) == (6, 0)
+    assert (second.stats.hits, second.stats.misses) == (FILES, 0)
     assert warm.errors == cold.errors
     assert warm.errors == scan_with(tree, None).errors
 
@@ -52,7 +55,7 @@ def test_an_edited_file_is_parsed_again_and_only_it(tree, tmp_path):
     edited.write_text(edited.read_text() + '\n\ndef late():\n    raise KeyError("added after the first scan")\n')
     cache = ScanCache(tmp_path / "cache")
     catalog = scan_with(tree, cache)
-    assert (cache.stats.hits, cache.stats.misses) == (5, 1)
+    assert (cache.stats.hits, cache.stats.misses) == (FILES - 1, 1)
     assert "added after the first scan" in [e.message for e in catalog.errors]
 
 
@@ -71,10 +74,10 @@ def test_a_corrupt_entry_is_recomputed_reported_and_rewritten(tree, tmp_path, da
     victim.write_bytes(damage(victim.read_bytes()))
     cache = ScanCache(tmp_path / "cache")
     assert scan_with(tree, cache).errors == cold.errors
-    assert cache.stats.corrupt == [victim] and cache.stats.hits == 5
+    assert cache.stats.corrupt == [victim] and cache.stats.hits == FILES - 1
     healed = ScanCache(tmp_path / "cache")
     scan_with(tree, healed)
-    assert (healed.stats.hits, healed.stats.corrupt) == (6, [])
+    assert (healed.stats.hits, healed.stats.corrupt) == (FILES, [])
 
 
 def test_the_cli_reports_corruption_once(tree, tmp_path):
@@ -87,8 +90,8 @@ def test_the_cli_reports_corruption_once(tree, tmp_path):
     done = run_cli(*args)
     assert done.returncode == 0, done.stderr
     warnings = [line for line in done.stderr.splitlines() if "corrupt cache entries" in line]
-    # The whole-scan entry first, then each of the six files' entries.
-    assert len(warnings) == 1 and warnings[0].startswith("errscan: warning: 7 corrupt cache entries")
+    # The whole-scan entry first, then each file's entry.
+    assert len(warnings) == 1 and warnings[0].startswith(f"errscan: warning: {FILES + 1} corrupt cache entries")
     assert "corrupt" not in run_cli(*args).stderr
 
 
@@ -98,7 +101,7 @@ def test_a_new_analyzer_reads_nothing_an_old_one_wrote(tree, tmp_path, monkeypat
     assert analyzer_key() != analyzer_key("0.1.0") and analyzer_key().startswith("999.0-")
     bumped = ScanCache(tmp_path / "cache")
     scan_with(tree, bumped)
-    assert (bumped.stats.hits, bumped.stats.misses) == (0, 6)
+    assert (bumped.stats.hits, bumped.stats.misses) == (0, FILES)
 
 
 def test_the_analyzer_key_follows_the_extraction_code(tmp_path, monkeypatch):
@@ -124,7 +127,7 @@ def test_an_unchanged_tree_takes_its_whole_scan_from_the_cache(tree, tmp_path):
     again = ScanCache(tmp_path / "cache")
     warm = scan_revision_with(tree, again)
     assert warm == cold and warm.errors == cold.errors
-    assert (again.stats.hits, again.stats.misses) == (6, 0)
+    assert (again.stats.hits, again.stats.misses) == (FILES, 0)
     assert not list(again.folder.parent.glob("*/*/*.tmp"))
 
 
@@ -132,12 +135,12 @@ def test_other_options_or_one_edited_file_redo_the_whole_package_analysis(tree, 
     scan_revision_with(tree, ScanCache(tmp_path / "cache"))
     narrower = ScanCache(tmp_path / "cache")
     scan_revision_with(tree, narrower, include=("errors.py",))
-    # Not the whole-scan entry (that would be 6 hits): only errors.py is catalogued as before.
-    assert (narrower.stats.hits, narrower.stats.misses) == (1, 5)
+    # Not the whole-scan entry (that would be FILES hits): only errors.py is catalogued as before.
+    assert (narrower.stats.hits, narrower.stats.misses) == (1, FILES - 1)
     (tree / "literals.py").write_text((tree / "literals.py").read_text() + "\n# edited\n")
     edited = ScanCache(tmp_path / "cache")
     scan_revision_with(tree, edited)
-    assert (edited.stats.hits, edited.stats.misses) == (5, 1)
+    assert (edited.stats.hits, edited.stats.misses) == (FILES - 1, 1)
 
 
 def test_no_cache_writes_nothing(tree, tmp_path):
@@ -166,5 +169,5 @@ def test_two_scans_at_once_share_the_cache_safely(tree, tmp_path):
     assert (tmp_path / "site0" / "api" / "index.json").read_bytes() == (tmp_path / "site1" / "api" / "index.json").read_bytes()
     after = ScanCache(cache_dir)
     scan_with(tree, after)
-    assert (after.stats.hits, after.stats.misses, after.stats.corrupt) == (46, 0, [])
+    assert (after.stats.hits, after.stats.misses, after.stats.corrupt) == (FILES + 40, 0, [])
     assert not [p for p in cache_dir.rglob("*.tmp")]

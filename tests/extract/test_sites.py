@@ -108,3 +108,29 @@ def test_unparsable_file_is_a_failure_not_a_crash(tmp_path):
     path.write_bytes(b"x = 1\ny = '\xff\xfe'\n")
     result = extract_file(source_file(path), catalogued=True)
     assert result.failure.line == 2 and "decode" in result.failure.reason
+
+
+def test_functions_read_one_at_a_time_give_what_the_whole_module_gives(monkeypatch):
+    """libcst reads only the functions that hold sites; the sites must not change for it."""
+    from errscan.extract import sites
+
+    for name in PATTERNS:
+        by_function = extract_fixture(name)
+        with monkeypatch.context() as patched:
+            patched.setattr(sites, "_regions", lambda tree, lines: None)  # always the whole module
+            whole = extract_fixture(name)
+        assert by_function == whole, name
+
+
+def test_a_site_outside_every_function_makes_libcst_read_the_whole_module():
+    from errscan.extract.sites import _regions
+
+    def regions(source: str):
+        tree = ast.parse(source)
+        lines = sorted(n.lineno for n in ast.walk(tree) if isinstance(n, (ast.Raise, ast.Assert)))
+        return _regions(tree, lines)
+
+    assert regions("if x:\n    raise ValueError('module level')\n") is None
+    assert regions("class C:\n    assert X, 'class body'\n") is None
+    found = regions("class C:\n    @d\n    def f(self):\n        raise E('m')\n\ndef g():\n    pass\n")
+    assert [(r.start, r.end, r.classes) for r in found] == [(2, 4, ("C",))]
