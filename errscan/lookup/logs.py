@@ -3,7 +3,9 @@
 Logs are noisy: ANSI colours, a `kubectl --timestamps` time, process tags that vLLM and Ray put
 before every line (`(EngineCore_DP0 pid=1234)`, `(Worker rank=0)`, `[rank0]:`), vLLM's record
 prefix (`ERROR 08-14 12:00:01 [core.py:123]`, repeated on each line of a multi-line record), lines
-of several processes interleaved, messages wrapped or cut short, and messages quoted as `repr`.
+of several processes interleaved, messages wrapped or cut short, messages quoted as `repr`, and
+logs pasted into a script's comments (`# `) or a Markdown quote (`> `), or an exception named in
+the middle of a line of prose or inline code.
 Each line is stripped of that noise first; lines are then grouped by process tag so that the
 lines of one process read as one stream, and each stream is parsed for tracebacks and exception
 lines. What a message really is cannot always be decided here (where does a wrapped message end,
@@ -39,6 +41,9 @@ _NAME = r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*"
 _EXCEPTION_LINE = re.compile(rf"(?P<exception>{_NAME})(?::(?P<message>.*))?$")
 _ERROR_NAME = r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)"
 _LOOSE_EXCEPTION_LINE = re.compile(rf"(?P<exception>{_ERROR_NAME}):(?P<message>.*)$")
+# An exception named after other words: "attempt 2 ValueError: ...", "crashed with `KeyError: ...`".
+_INLINE_EXCEPTION = re.compile(rf"(?:^|(?<=[\s(]))(?P<code>`?)(?P<exception>{_ERROR_NAME}):(?P<message>.*)$")
+_QUOTE_PREFIX = re.compile(r"(?:#+|>+|//)(?: |\t|$)")  # a comment or Markdown quote around a pasted log
 _REPR = re.compile(rf"\b(?P<exception>{_ERROR_NAME})\((?P<quoted>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\)")
 _QUOTED = re.compile(r"'((?:[^'\\]|\\.){12,})'|\"((?:[^\"\\]|\\.){12,})\"")
 _CUT_MARKERS = ("[truncated]", "(truncated)", "<truncated>", "[...]", "…", "...")
@@ -117,6 +122,8 @@ def _clean(number: int, raw: str) -> _Line:
         elif (prefix := _RECORD.match(text)) is not None:
             record = prefix.group("record")
             text = text[prefix.end() :]
+        elif (quote := _QUOTE_PREFIX.match(text)) is not None:
+            text = text[quote.end() :]
         else:
             break
     return _Line(number, " ".join(tags), record, text.rstrip())
@@ -144,7 +151,7 @@ def _parse_stream(lines: list[_Line]) -> list[LoggedError]:
                 continue
         if _CHAIN.search(text):
             continue
-        if (loose := _LOOSE_EXCEPTION_LINE.search(text)) is not None and loose.start() == _indent(text):
+        if (loose := _INLINE_EXCEPTION.search(text)) is not None:
             found.append(_error(loose, lines, index, ()))
         for quoted in _REPR.finditer(text):
             message = _unquote(quoted["quoted"])
@@ -153,14 +160,13 @@ def _parse_stream(lines: list[_Line]) -> list[LoggedError]:
     return found
 
 
-def _indent(text: str) -> int:
-    return len(text) - len(text.lstrip())
-
-
 def _error(found: re.Match, lines: list[_Line], index: int, frames: tuple[Frame, ...]) -> LoggedError:
     """An exception line and the lines that may continue its message (same record, no new start)."""
     first = lines[index]
     message = [(found["message"] or "").strip()]
+    if found.groupdict().get("code") and "`" in message[0]:
+        # inline code ends at its closing backtick, and so does the message
+        return LoggedError(found["exception"], (message[0].split("`", 1)[0].strip(),), frames, first.number)
     for line in lines[index + 1 : index + 1 + MAX_MESSAGE_LINES]:
         text = line.text
         if line.record != first.record or not text.strip():

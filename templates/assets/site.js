@@ -39,12 +39,15 @@ var ANSI = /\x1b\[[0-9;]*[A-Za-z]/g;
 var PROCESS_TAG = /^\s*\([^()\n]*\)\s*/;                       /* (EngineCore_DP0 pid=1234) */
 var LOG_PREFIX = /^\s*(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+(?:\[[^\]\n]*\]\s*)?/;
 var EXCEPTION_PREFIX = /^\s*(?:[A-Za-z_][\w.]*\.)?([A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Warning))\s*:\s*/;
+var QUOTE_PREFIX = /^(?:#+|>+|\/\/)(?:[ \t]|$)/;               /* a log pasted into comments or a quote */
+/* an exception named after other words, maybe in inline code: "attempt 2 ValueError: ..." */
+var INLINE_EXCEPTION = /(?:^|[\s(])(`?)((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception))\s*:\s*(.*)$/;
 
 function stripLine(line) {
   var previous;
   do {
     previous = line;
-    line = line.replace(PROCESS_TAG, "").replace(LOG_PREFIX, "");
+    line = line.replace(PROCESS_TAG, "").replace(LOG_PREFIX, "").replace(QUOTE_PREFIX, "");
   } while (line !== previous);
   return line;
 }
@@ -59,7 +62,13 @@ function messageCandidates(text) {
   var found = [];
   lines.forEach(function (line, i) {
     var prefix = /^\s/.test(line) ? null : EXCEPTION_PREFIX.exec(line);
-    if (!prefix) return;
+    if (!prefix) {
+      var inline = INLINE_EXCEPTION.exec(line);
+      if (!inline) return;
+      var said = inline[1] ? inline[3].split("`")[0] : inline[3];  /* inline code ends at its backtick */
+      found.push({ message: said.trim(), exception: inline[2].split(".").pop() });
+      return;
+    }
     var end = i + 1;
     while (end < lines.length && lines[end].trim() && !record[end] && !/^\s/.test(lines[end]) &&
            !EXCEPTION_PREFIX.test(lines[end]) && !/^(Traceback|During handling|The above exception)/.test(lines[end])) end++;

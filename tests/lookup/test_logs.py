@@ -132,6 +132,24 @@ CASES = {
         "(RayWorkerWrapper pid=3453, ip=10.0.0.2) ERROR 08-14 12:00:01 worker_base.py:99] ValueError: TP sizes must be positive\n",
         [("ValueError", "TP sizes must be positive", None)],
     ),
+    "log pasted into a script's comments, message wrapped": (
+        "#   RuntimeError: NIXL compatibility hash mismatch. Local: dbe0..., Remote: f2f6...\n"
+        "#   Prefill and decode instances have incompatible configurations.\n",
+        [("RuntimeError", "NIXL compatibility hash mismatch. Local: dbe0..., Remote: f2f6...\n"
+          "Prefill and decode instances have incompatible configurations.", None)],
+    ),
+    "markdown quote": (
+        "> ValueError: Connector 'FooConnector' is not registered.\n",
+        [("ValueError", "Connector 'FooConnector' is not registered.", None)],
+    ),
+    "exception named after other words": (
+        "attempt 2 (65689710)  ValueError: MooncakeStoreConnector does not support: PCP/DCP > 1\n",
+        [("ValueError", "MooncakeStoreConnector does not support: PCP/DCP > 1", None)],
+    ),
+    "exception in inline code within prose": (
+        "Both sides then fail with `ValueError: Connector PdConnector does not support HMA` at start-up.\n",
+        [("ValueError", "Connector PdConnector does not support HMA", None)],
+    ),
 }
 
 

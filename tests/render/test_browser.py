@@ -73,6 +73,19 @@ def test_pasted_traceback_finds_the_root_error_first(page, site, catalog):
     assert "exact match" in page.locator("#search-results li").first.inner_text()
 
 
+@pytest.mark.parametrize("pasted", [
+    "#   ValueError: {message}",
+    "> ValueError: {message}",
+    "the decode side then fails with `ValueError: {message}` at start-up",
+])
+def test_log_quoted_in_comments_or_prose_finds_its_error_first(page, site, catalog, pasted):
+    expected = error_named(catalog, "GroupLookupConnector._find_group")
+    page.goto((site / "search" / "index.html").as_uri())
+    page.fill("#q", pasted.format(message=FIND_GROUP_MESSAGE))
+    assert search_results(page)[0] == f"../errors/{expected.id}/index.html"
+    assert "exact match" in page.locator("#search-results li").first.inner_text()
+
+
 def test_query_in_the_url_runs_the_search(page, site, catalog, served):
     expected = error_named(catalog, "StoreConnector._validate")
     page.goto(search_url(served(site), "StoreConnector does not support: cross attention; PCP > 1 (pcp=2)"))
