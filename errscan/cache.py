@@ -90,9 +90,6 @@ class ScanCache:
         self.stats.misses += found.count(False)
         return found
 
-    def put(self, result: FileResult, catalogued: bool) -> None:
-        _store(self.entry_path(result.path, result.digest, catalogued), result)
-
     # per scan
 
     def catalog_path(self, options: Iterable[str], files: Iterable[tuple[str, str]]) -> Path:
@@ -126,9 +123,18 @@ def _sharded(folder: Path, key: str) -> Path:
     return folder / digest[:2] / digest[2:]
 
 
-def _store(entry: Path, value: object) -> None:
-    payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+def encode(value: object) -> bytes:
+    """The payload an entry stores: also what a worker sends its parent, so it is pickled once."""
+    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def store_payload(entry: Path, payload: bytes) -> None:
+    """Write an entry; safe from any process, and so done by the worker that made the result."""
     atomic_write_bytes(entry, _MAGIC + hashlib.sha256(payload).digest() + payload)
+
+
+def _store(entry: Path, value: object) -> None:
+    store_payload(entry, encode(value))
 
 
 def _decode(data: bytes) -> object | None:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import gc
 import os
+import pickle
 import time
 from collections import Counter
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Iterable, Iterator
 
 from errscan.analysis import analyze
-from errscan.cache import ScanCache
+from errscan.cache import ScanCache, encode, store_payload
 from errscan.extract import FileResult, extract_file, extract_file_from_ast
 from errscan.extract.facts import ModuleFacts
 from errscan.extract.sites import RawSite
@@ -101,22 +103,28 @@ def _scan(source: Source, options: ScanOptions) -> Catalog:
 
 
 def extract_all(
-    files: list[SourceFile], scope: Scope, jobs: int, time_limit: float = FILE_TIME_LIMIT
+    files: list[SourceFile], scope: Scope, jobs: int, time_limit: float = FILE_TIME_LIMIT,
+    cache: ScanCache | None = None,
 ) -> list[FileResult]:
     """Extract every file over `jobs` processes (0: one per core); results in path order whatever `jobs`.
 
+    Each worker stores its results in `cache` itself, so that writing entries runs in parallel too.
     A file whose extraction overran `time_limit` seconds or killed its worker is extracted again
     from `ast` alone; one that fails even so is reported and left out.
     """
     # Largest first, so no core is left with one big file at the end while the others idle.
-    work = sorted(((f, scope.catalogues(f.path)) for f in files), key=lambda w: -len(w[0].data))
+    work = [
+        _Task(f, scope.catalogues(f.path), cache.entry_path(f.path, f.digest, scope.catalogues(f.path)) if cache else None)
+        for f in sorted(files, key=lambda f: -len(f.data))
+    ]
     jobs = jobs or os.cpu_count() or 1
-    results = run_all(_extract_pair, work, jobs, time_limit)
+    results = run_all(_extract_task, work, jobs, time_limit)
     lost = [i for i, r in enumerate(results) if isinstance(r, TaskLost)]
-    retries = [(*work[i], results[i].reason) for i in lost]
-    for i, retried in zip(lost, run_all(_extract_from_ast, retries, jobs, time_limit)):
-        results[i] = _unreadable(work[i][0], retried.reason) if isinstance(retried, TaskLost) else retried
-    return sorted(results, key=lambda r: r.path)
+    retries = [replace(work[i], libcst_failure=results[i].reason) for i in lost]
+    for i, retried in zip(lost, run_all(_extract_task, retries, jobs, time_limit)):
+        results[i] = _unreadable(work[i].source, retried.reason) if isinstance(retried, TaskLost) else retried
+    decoded = [pickle.loads(r) if isinstance(r, bytes) else r for r in results]
+    return sorted(decoded, key=lambda r: r.path)
 
 
 def extract_cached(files: list[SourceFile], options: ScanOptions) -> list[FileResult]:
@@ -128,13 +136,11 @@ def extract_cached(files: list[SourceFile], options: ScanOptions) -> list[FileRe
     stored = cache.stored(keys)
     # Parse what is missing before loading the rest: workers fork from a smaller heap.
     missing = [f for f, found in zip(files, stored) if not found]
-    parsed = extract_all(missing, scope, options.jobs, options.file_time_limit)
+    parsed = extract_all(missing, scope, options.jobs, options.file_time_limit, cache)
     kept = [(f, key) for f, key, found in zip(files, keys, stored) if found]
     hits = [cache.get(*key) for _, key in kept]
     damaged = [f for (f, _), hit in zip(kept, hits) if hit is None]
-    parsed += extract_all(damaged, scope, options.jobs, options.file_time_limit)
-    for result in parsed:
-        cache.put(result, scope.catalogues(result.path))
+    parsed += extract_all(damaged, scope, options.jobs, options.file_time_limit, cache)
     return sorted([hit for hit in hits if hit is not None] + parsed, key=lambda r: r.path)
 
 
@@ -149,12 +155,23 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _extract_pair(pair: tuple[SourceFile, bool]) -> FileResult:
-    return extract_file(*pair)
+@dataclass(frozen=True)
+class _Task:
+    source: SourceFile
+    catalogued: bool
+    entry: Path | None  # the cache entry to write, None without a cache
+    libcst_failure: str | None = None  # set on the retry, from `ast` alone, of a file that was lost
 
 
-def _extract_from_ast(retry: tuple[SourceFile, bool, str]) -> FileResult:
-    return extract_file_from_ast(*retry)
+def _extract_task(task: _Task) -> bytes:
+    if task.libcst_failure is None:
+        result = extract_file(task.source, task.catalogued)
+    else:
+        result = extract_file_from_ast(task.source, task.catalogued, task.libcst_failure)
+    payload = encode(result)
+    if task.entry is not None:
+        store_payload(task.entry, payload)
+    return payload
 
 
 def _unreadable(source: SourceFile, reason: str) -> FileResult:

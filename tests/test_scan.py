@@ -70,16 +70,19 @@ def test_output_is_byte_identical_whatever_the_number_of_processes(tmp_path):
     assert sites["1"] and sites["1"] == sites["2"] == sites["5"]
 
 
-def extract_or_hang(pair):
-    """Stands in for the real per-file task: never returns for one file, as a pathological one might."""
-    source, catalogued = pair
-    if source.path == "pkg/hangs.py":
+real_extract_task = errscan.scan._extract_task
+
+
+def extract_or_hang(task):
+    """Stands in for the real per-file task: with libcst, never returns for one file, as a
+    pathological one might."""
+    if task.source.path == "pkg/hangs.py" and task.libcst_failure is None:
         time.sleep(3600)
-    return extract_file(source, catalogued)
+    return real_extract_task(task)
 
 
 def test_a_file_that_overruns_the_time_limit_is_catalogued_from_ast(monkeypatch):
-    monkeypatch.setattr(errscan.scan, "_extract_pair", extract_or_hang)
+    monkeypatch.setattr(errscan.scan, "_extract_task", extract_or_hang)
     files = [source_file(PATTERNS / "errors.py", "pkg/hangs.py"), source_file(PATTERNS / "literals.py", "pkg/ok.py")]
     hangs, ok = extract_all(files, Scope(("pkg/**",)), jobs=2, time_limit=1)
     assert ok.failure is None and ok.sites

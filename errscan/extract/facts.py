@@ -21,8 +21,14 @@ _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 # Nodes that hold no call, or whose calls belong to another scope.
 _LEAVES = frozenset({
     ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del, ast.FunctionDef, ast.AsyncFunctionDef,
-    ast.ClassDef, ast.Lambda, str, int, bool,
+    ast.ClassDef, ast.Lambda, str, int, bool, type(None),
 })
+# Fields that never hold an expression: the walk for calls does not look into them.
+_SCALAR_FIELDS = frozenset({
+    "ctx", "op", "ops", "id", "attr", "arg", "name", "names", "module", "level", "conversion",
+    "is_async", "kind", "type_comment", "simple",
+})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}  # node type -> its fields that may hold expressions
 
 
 @dataclass(frozen=True)
@@ -281,15 +287,18 @@ class _FactCollector:
         while stack:
             node = stack.pop()
             kind = type(node)
-            if kind in _LEAVES or not isinstance(node, ast.AST):
+            if kind in _LEAVES:
                 continue
             if kind is ast.Call:
                 self.call(node, terms)
-            for name in node._fields:
+            fields = _CHILD_FIELDS.get(kind)
+            if fields is None:
+                fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _SCALAR_FIELDS)
+            for name in fields:
                 value = getattr(node, name, None)
                 if type(value) is list:
                     stack.extend(value)
-                elif value is not None:
+                else:
                     stack.append(value)
 
     def call(self, node: ast.Call, terms: Condition) -> None:
