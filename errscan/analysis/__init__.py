@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 from dataclasses import dataclass
+from functools import lru_cache
 
 import libcst as cst
 
@@ -19,7 +20,7 @@ from errscan.analysis.knobs import KnobCatalog, flags_in_message, knobs_in
 from errscan.analysis.plain import plain_words
 from errscan.analysis.related import related_errors
 from errscan.analysis.solutions import solutions
-from errscan.extract.conditions import Condition, Term, conjuncts, make_term, negate, render
+from errscan.extract.conditions import Condition, Term, conjuncts, make_term, negate, parse_expression, render
 from errscan.extract.facts import ModuleFacts
 from errscan.extract.sites import RawSite
 from errscan.extract.templates import TemplateBuilder
@@ -133,16 +134,14 @@ def _template(source: str) -> str:
     return TemplateBuilder(cst.Module(body=[]), lambda name: None).render(expression).text
 
 
-def _conjuncts(condition: str | None) -> list[str]:
-    if not condition:
-        return []
-    try:
-        node = ast.parse(condition, mode="eval").body
-    except SyntaxError:
-        return [condition]
+@lru_cache(maxsize=1 << 16)
+def _conjuncts(condition: str | None) -> tuple[str, ...]:
+    node = parse_expression(condition) if condition else None
+    if node is None:
+        return (condition,) if condition else ()
     if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
-        return [ast.unparse(v) for v in node.values]
-    return [condition]
+        return tuple(ast.unparse(v) for v in node.values)
+    return (condition,)
 
 
 def _align(conjuncts: list[str], deep: list[str]) -> list[str]:

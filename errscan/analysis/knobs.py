@@ -13,6 +13,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from errscan.extract.conditions import parse_expression
 from errscan.graph.calls import CallGraph
 from errscan.model import Knob
 from errscan.profiles import Profile
@@ -65,9 +66,8 @@ class KnobCatalog:
 
 def knobs_in(expression: str, catalog: KnobCatalog, profile: Profile) -> list[Knob]:
     """Knobs read by one expression (Python syntax; pseudo-terms are skipped)."""
-    try:
-        tree = ast.parse(expression, mode="eval")
-    except SyntaxError:
+    tree = parse_expression(expression)
+    if tree is None:
         return []
     found: list[Knob] = []
     for node in ast.walk(tree):

@@ -8,8 +8,9 @@ anything else is shown as code. Pages and the analysis use these same words.
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 
-from errscan.extract.conditions import negate as negated_node, unparse
+from errscan.extract.conditions import negate as negated_node, parse_expression, unparse
 
 _COMPARE_WORDS = {
     ast.Eq: ("equals", "differs from"),
@@ -31,11 +32,11 @@ _LEN_WORDS = {  # len(x) <op> n, worded as a count of items
 }
 
 
+@lru_cache(maxsize=1 << 16)
 def plain_words(code: str, negate: bool = False) -> str:
     """`code` (or, with `negate`, its opposite) in plain words; the code itself when not understood."""
-    try:
-        tree = ast.parse(code.strip(), mode="eval").body
-    except SyntaxError:
+    tree = parse_expression(code.strip())
+    if tree is None:
         return f"not ({code})" if negate else code
     return _words(tree, negate)
 
@@ -47,11 +48,11 @@ def condition_words(code: str, plain: str | None = None) -> str:
     return plain_words(code)
 
 
+@lru_cache(maxsize=1 << 16)
 def negated_code(code: str) -> str:
     """Python code for `not (code)`, simplified where that stays exact (`a <= b` -> `a > b`)."""
-    try:
-        tree = ast.parse(code.strip(), mode="eval").body
-    except SyntaxError:
+    tree = parse_expression(code.strip())
+    if tree is None:
         return f"not ({code})"
     return unparse(negated_node(tree))
 

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 
-from errscan.extract.conditions import negate, unparse
+from errscan.extract.conditions import negate, parse_expression, unparse
 from errscan.model import Knob
 
 _SETTING = {"cli_flag": "the flag", "config_field": "the config field", "extra_config": "the extra-config key",
             "env": "the environment variable"}
 
 
+@lru_cache(maxsize=1 << 16)
 def _negated(conjunct: str) -> str:
-    try:
-        return unparse(negate(ast.parse(conjunct, mode="eval").body))
-    except SyntaxError:
-        return f"not ({conjunct})"
+    node = parse_expression(conjunct)
+    return f"not ({conjunct})" if node is None else unparse(negate(node))
 
 
 def _settings(knobs: list[Knob]) -> str:

@@ -12,6 +12,7 @@ pseudo-calls `raises(E, <call>)` and `matches(<subject>, <pattern>)`; see docs/c
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from dataclasses import dataclass
 
 _INVERSE = {
@@ -61,11 +62,21 @@ def render(terms: Condition, form: str = "code") -> str | None:
     return " and ".join(parts) if parts else None
 
 
+@lru_cache(maxsize=1 << 16)
+def parse_expression(text: str) -> ast.expr | None:
+    """`text` parsed as one expression, None when it is not one. The analysis reads the same
+    condition texts many times over (knobs, words, negations), so trees are shared: never mutate one."""
+    try:
+        return ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+
+
+@lru_cache(maxsize=1 << 16)
 def _wrap(text: str) -> str:
     """Parenthesize an `or`/`if-else`/lambda so it stays one operand of `and`."""
-    try:
-        node = ast.parse(text, mode="eval").body
-    except SyntaxError:
+    node = parse_expression(text)
+    if node is None:
         return f"({text})"
     if isinstance(node, (ast.BoolOp, ast.IfExp, ast.Lambda, ast.NamedExpr)) and not (
         isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And)
