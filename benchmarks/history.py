@@ -6,7 +6,10 @@
    cached): the warm/cold ratio should be at most 0.1; and against a re-scan with only the
    per-file entries (what any edit leaves: nothing is parsed, the whole-package analysis is redone);
 2. the releases scanned one after another into one cache (as `scan --release A --release B ...`
-   does) against the sum of scanning each alone with an empty cache.
+   does) against the sum of scanning each alone with an empty cache;
+3. the same as a user runs it: one `errscan scan --release A --release B ...` process (one site,
+   with history) against one `errscan scan --release X` process per release, each cold, all
+   timed on the wall clock from start to exit (site writing and interpreter start included).
 Releases are fetched with pip into the user's cache on first use (not timed).
 """
 
@@ -14,6 +17,8 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -34,6 +39,19 @@ def timed_scan(release: Path, cache_dir: Path) -> float:
     options = ScanOptions(repo=VLLM.repo, scope=Scope(VLLM.default_include), cache=ScanCache(cache_dir))
     started = time.perf_counter()
     scan_revision(Revision(release.name, lambda: FolderSource(release, VLLM)), options, Progress(quiet=True))
+    return time.perf_counter() - started
+
+
+def timed_command(trees: list[Path], versions: list[str], cache_dir: Path, out: Path) -> float:
+    """`errscan scan --release ...` in a process of its own, with its own cache folder: empty but
+    for links to the releases already unpacked, so that fetching is not timed."""
+    (cache_dir / "releases").mkdir(parents=True)
+    for tree in trees:
+        (cache_dir / "releases" / tree.name).symlink_to(tree)
+    releases = [a for v in versions for a in ("--release", v)]
+    command = [sys.executable, "-m", "errscan", "scan", *releases, "--cache-dir", str(cache_dir), "--out", str(out), "-q"]
+    started = time.perf_counter()
+    subprocess.run(command, check=True)
     return time.perf_counter() - started
 
 
@@ -59,6 +77,14 @@ def main() -> None:
             f"{len(trees)} releases: one shared cache {together:.2f}s ({' + '.join(f'{s:.1f}' for s in shared)}), "
             f"each alone {sum(singles):.2f}s ({' + '.join(f'{s:.1f}' for s in singles)}), "
             f"shared/alone {together / sum(singles):.3f}"
+        )
+        alone = [timed_command([t], [v], root / f"cli-alone-{i}", root / f"site-{i}")
+                 for i, (t, v) in enumerate(zip(trees, versions))]
+        history = timed_command(trees, versions, root / "cli-together", root / "site-history")
+        print(
+            f"{len(versions)} releases as commands: one `scan --release ...` with history {history:.2f}s, "
+            f"one command per release {sum(alone):.2f}s ({' + '.join(f'{s:.1f}' for s in alone)}), "
+            f"together/alone {history / sum(alone):.3f}"
         )
 
 

@@ -237,6 +237,13 @@ def knobs_text(error: ErrorSite) -> str:
     return ", ".join(sorted(f"{k.kind} {k.name}" for k in knobs))
 
 
+def knob_changes(field: FieldChange) -> list[tuple[str, str]]:
+    """("+", knob) for each knob that now decides the error, ("-", knob) for each that no longer
+    does; the field's values are `knobs_text`'s comma-separated lists."""
+    before, after = (set(filter(None, (text or "").split(", "))) for text in (field.old, field.new))
+    return [("+", k) for k in sorted(after - before)] + [("-", k) for k in sorted(before - after)]
+
+
 def word_diff(old: str, new: str) -> tuple[WordDiff, ...]:
     """Word-level edit script from the old message to the new one."""
     a, b = old.split(), new.split()

@@ -26,6 +26,7 @@ from errscan.errors import ErrscanError, UsageError
 from errscan.fsutil import swap_in_folder
 from errscan.model import Catalog, ErrorSite, catalog_from_dict, to_dict
 from errscan.analysis.plain import condition_words, plain_words
+from errscan.diff import knob_changes
 from errscan.render import browse, explain
 from errscan.render.history import history_index_fields, slug, write_history_files
 from errscan.render.schema import api_schema
@@ -55,6 +56,7 @@ def environment() -> jinja2.Environment:
     )
     env.filters["slug"] = slug
     env.filters["inline_code"] = inline_code
+    env.filters["knob_changes"] = knob_changes
     return env
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from errscan.diff import headline, split_changes
-from errscan.model import CatalogDiff, ErrorChange, ErrorRef, WordDiff, to_dict
+from errscan.diff import headline, knob_changes, split_changes
+from errscan.model import CatalogDiff, ErrorChange, ErrorRef, FieldChange, WordDiff, to_dict
 from errscan.render import dump_json
 
 FORMATS = ("text", "markdown", "json")
@@ -66,12 +66,18 @@ def _text_words(paint: Paint) -> Callable[[tuple[WordDiff, ...]], str]:
 def _details(
     change: ErrorChange, words: Callable[[tuple[WordDiff, ...]], str], value: Callable[[str], str], arrow: str
 ) -> list[str]:
-    """One line per changed field: the message as a word diff, any other field as old -> new."""
+    """One line per changed field: the message as a word diff, the knobs as the ones that came and
+    went, any other field as old -> new."""
     return [
         f"message: {words(change.message_diff)}" if f.field == "message"
+        else f"knobs: {_knob_changes(f, value)}" if f.field == "knobs"
         else f"{f.field}: {value(f.old or '(none)')} {arrow} {value(f.new or '(none)')}"
         for f in change.changes
     ]
+
+
+def _knob_changes(field: FieldChange, value: Callable[[str], str]) -> str:
+    return ", ".join(f"{sign} {value(knob)}" for sign, knob in knob_changes(field))
 
 
 def _where(e: ErrorRef) -> str:

@@ -53,3 +53,7 @@ def test_history_site_shows_when_the_hidden_states_error_appeared(tmp_path):
     assert [s["present"] for s in history["releases"]] == [False, True, True, True]
     assert "First seen in 0.25.1" in (out / "errors" / entry["id"] / "index.html").read_text()
     assert sorted(p.name for p in (out / "changes").iterdir()) == ["0.24.0..0.25.1", "0.25.1..0.26.0", "0.26.0..0.27.1"]
+    # 0.27.1 let a capacity-only consumer skip the Mooncake store's KV-cache checks: two new knobs.
+    changes = (out / "changes" / "0.26.0..0.27.1" / "index.html").read_text()
+    assert "<ins><code>config_field KVTransferConfig.kv_role</code></ins>" in changes
+    assert "<ins><code>extra_config enable_lookup</code></ins>" in changes

@@ -36,3 +36,15 @@ def test_the_analysed_condition_and_knobs_are_compared():
 def test_a_pair_with_nothing_different_has_no_changes():
     error = site()
     assert field_changes(error, dataclasses.replace(error, url="elsewhere", comments=("other",))) == ()
+
+
+def test_text_and_markdown_show_the_knobs_that_came_and_went():
+    from errscan.diff import diff_matched, Match
+    from errscan.render.diff import format_diff
+
+    error = site()
+    old = with_trigger(error, "x", (Knob("cli_flag", "--block-size"), Knob("env", "VLLM_OLD")))
+    new = with_trigger(error, "x", (Knob("cli_flag", "--block-size"), Knob("config_field", "KVTransferConfig.kv_role")))
+    diff = diff_matched((old,), (new,), [Match(old, new, "id")], "1.0", "2.0")
+    assert "knobs: + config_field KVTransferConfig.kv_role, - env VLLM_OLD\n" in format_diff(diff, "text")
+    assert "knobs: + `config_field KVTransferConfig.kv_role`, - `env VLLM_OLD`\n" in format_diff(diff, "markdown")
