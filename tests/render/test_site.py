@@ -212,3 +212,22 @@ def test_unchanged_catalog_leaves_the_site_untouched(tmp_path):
     (changed / "m.py").write_text("raise ValueError('new')\n")
     render.write_site(build(changed), out, jobs=1)
     assert index.stat().st_mtime_ns != before
+
+
+def test_another_process_finds_the_same_fingerprint(tmp_path):
+    """The fingerprint must not depend on the process: string hashing differs from one to the next."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import FIXTURES
+
+    out = tmp_path / "site"
+    for seed in ("1", "2"):
+        command = [sys.executable, "-m", "errscan", "scan", str(FIXTURES / "patterns"), "--include", "**",
+                   "--no-cache", "--out", str(out), "-q"]
+        done = subprocess.run(command, env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        if seed == "1":
+            before = (out / "index.html").stat().st_mtime_ns
+    assert (out / "index.html").stat().st_mtime_ns == before
