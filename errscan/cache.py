@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, TypeVar
 
 import errscan
+from errscan.errors import UsageError
 from errscan.extract import FileResult
 from errscan.fsutil import atomic_write_bytes
 from errscan.model import Catalog
@@ -116,6 +118,20 @@ class ScanCache:
             self.stats.corrupt.append(entry)
             return None
         return value
+
+
+def open_cache(root: Path) -> ScanCache:
+    """The cache at `root`, made if need be; a folder that cannot be written is a usage error,
+    told at once rather than as every file failing to store its result."""
+    cache = ScanCache(root)
+    try:
+        for folder in (cache.folder, cache.catalog_folder):
+            folder.mkdir(parents=True, exist_ok=True)
+            probe = tempfile.NamedTemporaryFile(dir=folder, prefix=".probe-")
+            probe.close()
+    except OSError as exc:
+        raise UsageError(f"cannot use the cache folder {root}: {exc.strerror or exc} (--no-cache scans without one)") from exc
+    return cache
 
 
 def _sharded(folder: Path, key: str) -> Path:

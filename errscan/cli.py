@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from errscan import __version__
-from errscan.cache import ScanCache
+from errscan.cache import ScanCache, open_cache
 from errscan.cachedir import default_cache_dir
 from errscan.diff import diff_catalogs
 from errscan.errors import EXIT_DIFFERENCES, EXIT_FAILURE, EXIT_USAGE, ErrscanError, UsageError
@@ -134,9 +134,12 @@ def lookup(text, site, src, commit, release, repo, include, exclude, jobs, cache
     )
     findings = find_in_log(text, catalog)
     if not any(finding.candidates for finding in findings):
+        if output_format == "json":
+            click.echo("[]")  # still a JSON document for `| jq`; the hint goes to stderr
+        read = f"{len(findings)} message{'' if len(findings) == 1 else 's'} read"
         raise ErrscanError(
             f"nothing in the input matches the {len(catalog.errors)} catalogued errors "
-            f"({len(findings)} messages read); paste the whole `SomeError: message` line or the traceback"
+            f"({read}); paste the whole `SomeError: message` line or the traceback"
         )
     click.echo(as_json(findings) if output_format == "json" else as_text(findings, f"{site}/" if site else None), nl=False)
 
@@ -171,7 +174,7 @@ def diff(old, new, git_dir, fmt, fail_on, repo, include, exclude, jobs, cache_di
 
 def _scan_options(repo, include, exclude, jobs, cache_dir: Path, no_cache: bool) -> tuple[ScanOptions, Scope]:
     scope = Scope(tuple(include) or PROFILE.default_include, tuple(exclude))
-    cache = None if no_cache else ScanCache(cache_dir)
+    cache = None if no_cache else open_cache(cache_dir)
     return ScanOptions(repo=repo, scope=scope, jobs=jobs, cache=cache), scope
 
 
@@ -228,7 +231,7 @@ def summary_line(catalog, out: Path) -> str:
     timing = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in stages.items() if name != "total")
     timing = timing or "all from the cache"
     return (
-        f"scanned {commit}: read {s.files_read} files, catalogued {s.files_catalogued}: "
+        f"scanned {commit}: read {s.files_read} files, catalogued {s.files_catalogued} files: "
         f"{s.raises} raises, {s.asserts} asserts with a message, {s.reraises} re-raises, "
         f"{len(s.parse_failures)} parse failures; graph of {s.graph_files} files: {s.graph_edges} edges, "
         f"{s.unresolved_calls} unresolved calls; chains for {s.errors_with_chain}/{s.raises + s.asserts} errors; "

@@ -24,8 +24,14 @@ def swap_in_folder(built: Path, target: Path) -> None:
     """Put `built` where `target` is, replacing it; the old one is removed only once the new is in."""
     if target.exists():
         old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.old-"))
-        os.replace(target, old / "site")
-        os.replace(built, target)
-        shutil.rmtree(old, ignore_errors=True)
+        try:
+            os.replace(target, old / "site")
+            try:
+                os.replace(built, target)
+            except OSError:
+                os.replace(old / "site", target)  # put the old one back
+                raise
+        finally:
+            shutil.rmtree(old, ignore_errors=True)
     else:
         os.replace(built, target)

@@ -18,6 +18,7 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 PIN_MIN_CHARS = 10  # literal characters a message must show for its template to pin the error
 FUZZY_MIN = 0.5  # word similarity below which a template is no candidate at all
+TRUNCATED_PIN_SCORE = 0.1  # below it, a cut message's placeholders hold most of it: a guess
 
 
 @dataclass(frozen=True)
@@ -164,7 +165,10 @@ def score_message(compiled: CompiledTemplate, message: str) -> MessageMatch | No
     - truncated: `prefix_pattern` matches, so the message is the beginning of an instance (cut by a
       UI or a log shipper). With S = message characters - B the literal characters shown,
       score = S / (S + B) * S / L: explained share times the share of the template seen; no
-      match when S = 0. Pinned when S >= PIN_MIN_CHARS. Placeholders never reached are not bound.
+      match when S < PIN_MIN_CHARS (a template that opens with a placeholder would otherwise take
+      any text holding its first few literal characters). Pinned when score >= TRUNCATED_PIN_SCORE
+      (not when the last placeholder swallowed most of the message). Placeholders never reached
+      are not bound.
     - fuzzy: for a reworded message (another release). With T the template's `words` and M the
       message's, score = 2 |T & M| / (|T| + |M|) (Dice); a candidate when score >= FUZZY_MIN.
       Never pinned, no bindings.
@@ -181,9 +185,9 @@ def score_message(compiled: CompiledTemplate, message: str) -> MessageMatch | No
     cut = re.match(compiled.prefix_pattern, message) if message else None
     values = {f: v.strip() for f, v in zip(compiled.fields, cut.groups()) if v.strip()} if cut else {}
     seen = _chars(message) - sum(_chars(v) for v in values.values())
-    if cut is not None and seen > 0 and literal:
-        score = seen / _chars(message) * min(1.0, seen / literal)
-        return MessageMatch("truncated", round(score, 4), values, seen >= PIN_MIN_CHARS)
+    if cut is not None and seen >= PIN_MIN_CHARS and literal:
+        score = round(seen / _chars(message) * min(1.0, seen / literal), 4)
+        return MessageMatch("truncated", score, values, score >= TRUNCATED_PIN_SCORE)
     message_words = words(message)
     if not compiled.words or not message_words:
         return None

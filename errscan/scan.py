@@ -170,7 +170,10 @@ def _extract_task(task: _Task) -> bytes:
         result = extract_file_from_ast(task.source, task.catalogued, task.libcst_failure)
     payload = encode(result)
     if task.entry is not None:
-        store_payload(task.entry, payload)
+        try:
+            store_payload(task.entry, payload)
+        except OSError:
+            pass  # the cache only saves time: a full disk must not cost the scan this file
     return payload
 
 

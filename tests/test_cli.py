@@ -19,7 +19,7 @@ def test_scan_writes_api_and_pages(tmp_path):
     out = tmp_path / "site"
     done = run_cli("scan", str(MINIREPO), "--out", str(out))
     assert done.returncode == 0, done.stderr
-    assert done.stdout.count("\n") == 1 and "catalogued 2: 2 raises, 1 asserts" in done.stdout
+    assert done.stdout.count("\n") == 1 and "catalogued 2 files: 2 raises, 1 asserts" in done.stdout
     index = json.loads((out / "api" / "index.json").read_text())
     assert {k: index[k] for k in ("schema_version", "repo", "commit", "version")} == {
         "schema_version": 1, "repo": "vllm-project/vllm", "commit": "abc1234def", "version": "0.0.1"}
@@ -80,6 +80,22 @@ def test_unparsable_file_is_reported_and_skipped(tmp_path):
     assert done.returncode == 0
     assert "vllm/distributed/kv_transfer/bad.py:2: syntax error" in done.stderr
     assert "1 raises" in done.stdout and "1 parse failures" in done.stdout
+
+
+def test_an_out_folder_that_cannot_be_made_is_one_line_and_leaves_nothing(tmp_path):
+    (tmp_path / "a-file").write_text("not a folder")
+    done = run_cli("scan", str(MINIREPO), "--out", str(tmp_path / "a-file" / "site"), "--no-cache")
+    assert done.returncode == 1
+    assert done.stderr.startswith("errscan: cannot write the site to ") and done.stderr.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+
+
+def test_a_cache_folder_that_cannot_be_made_is_a_usage_error(tmp_path):
+    (tmp_path / "a-file").write_text("not a folder")
+    done = run_cli("scan", str(MINIREPO), "--out", str(tmp_path / "site"), "--cache-dir", str(tmp_path / "a-file" / "c"))
+    assert done.returncode == 2
+    assert done.stderr.startswith("errscan: cannot use the cache folder ") and done.stderr.count("\n") == 1
+    assert not (tmp_path / "site").exists()
 
 
 def test_existing_folder_that_is_not_a_site_is_never_replaced(tmp_path):

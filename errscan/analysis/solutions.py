@@ -36,7 +36,7 @@ def solutions(
         if "stale" in flag.detail:
             advice.append(f"The message recommends `{flag.name}`, which is not a flag at this commit: check the flag's current name.")
         else:
-            advice.append(f"Pass `{flag.name}` when starting vLLM, as the message says.")
+            advice.append(f"The message names the flag `{flag.name}`: follow its advice on what to pass.")
     for conjunct, knobs in conjuncts:
         if conjunct.startswith("raises("):
             advice.append(f"Avoid the failure it reacts to: {conjunct}.")

@@ -127,8 +127,12 @@ class CallGraph:
         else:
             resolved = [(self.resolve(module, call), ())]
         if call.kind == "reference":
-            # A value passed along is only an edge when it names a function of the tree.
-            resolved = [([(t, "callback") for t, _ in targets or () if t in self.functions], when) for targets, when in resolved]
+            # A value passed along is only an edge when it names a function of the tree; a class
+            # passed along (`isinstance(x, Cls)`, a registry) is not constructed there.
+            resolved = [
+                ([(t, "callback") for t, how in targets or () if t in self.functions and how != "constructor"], when)
+                for targets, when in resolved
+            ]
         elif all(targets is None for targets, _ in resolved):
             self.unresolved[call.callee.split(".")[0]] += 1
             return

@@ -19,8 +19,17 @@ import re
 from dataclasses import dataclass
 
 MAX_MESSAGE_LINES = 30  # continuation lines read after an exception line
+# A message is matched on its first characters only: placeholders match any text, so the cost of
+# a match grows fast with length, and no template needs more to be told apart.
+MAX_MESSAGE_CHARS = 2000
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\[\d+(?:;\d+)*m")
+_ANSI = re.compile(
+    r"\x1b\[[0-9;?]*[A-Za-z]"  # colours and cursor moves (CSI)
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # a terminal title or link (OSC): never echoed back
+    r"|\x1b[@-Z\\-_]"  # other escapes
+    r"|\[\d+(?:;\d+)*m"  # colours whose ESC a log shipper dropped
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s")
 _PROCESS_TAG = re.compile(
     r"\((?P<tag>[A-Za-z][\w.\-]*(?:\s+[A-Za-z][\w.\-]*)*(?:[ ,]+[\w.\-]+=[^\s,)]*)+)\)\s?"
@@ -80,7 +89,7 @@ class LoggedError:
         for count in range(1, len(self.lines) + 1):
             taken = self.lines[:count]
             for text in ("\n".join(taken), "".join(taken)):
-                for reading in _variants(text.strip()):
+                for reading in _variants(text.strip()[:MAX_MESSAGE_CHARS]):
                     found.setdefault(reading, None)
         return tuple(found) or ("",)
 
@@ -110,7 +119,7 @@ def find_errors(text: str) -> list[LoggedError]:
 
 
 def _clean(number: int, raw: str) -> _Line:
-    text = _ANSI.sub("", raw).replace("\r", "")
+    text = _CONTROL.sub("", _ANSI.sub("", raw))
     tags: list[str] = []
     record = ""
     while True:

@@ -28,6 +28,7 @@ from errscan.fsutil import swap_in_folder
 from errscan.model import Catalog, ErrorSite, catalog_from_dict, to_dict
 from errscan.analysis.plain import condition_words, plain_words
 from errscan.diff import knob_changes
+from errscan.match import split_template
 from errscan.render import browse, explain
 from errscan.render.history import history_index_fields, slug, write_history_files
 from errscan.render.schema import api_schema
@@ -58,6 +59,7 @@ def environment() -> jinja2.Environment:
     env.filters["slug"] = slug
     env.filters["inline_code"] = inline_code
     env.filters["knob_changes"] = knob_changes
+    env.filters["template_pieces"] = split_template  # literal braces shown single, placeholders marked
     return env
 
 
@@ -122,19 +124,25 @@ def write_site(catalog: Catalog, out: Path, jobs: int = 0) -> None:
     """
     if out.exists() and any(out.iterdir()) and not (out / "api" / "index.json").is_file():
         raise UsageError(f"refusing to replace {out}: it is not empty and not an errscan site")
+    if os.path.ismount(out):
+        # The site is swapped in by renaming folders, and a mount point cannot be renamed.
+        raise UsageError(f"cannot replace {out}: it is a mount point; give --out a folder inside it")
     fingerprint = build_fingerprint(catalog)
     stamp = out / ".errscan-build"
     if stamp.is_file() and stamp.read_text("utf-8") == fingerprint:
         return  # the site there was built from this very catalog, by these templates
-    out.parent.mkdir(parents=True, exist_ok=True)
-    build = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.build-"))
+    build = None
     try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        build = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.build-"))
         _write_files(catalog, build, jobs or os.cpu_count() or 1)
         _write(build / ".errscan-build", fingerprint)  # last: a partial build never has it
         swap_in_folder(build, out)
-    except BaseException:
-        shutil.rmtree(build, ignore_errors=True)
-        raise
+    except OSError as exc:
+        raise ErrscanError(f"cannot write the site to {out}: {exc.strerror or exc}") from exc
+    finally:
+        if build is not None:
+            shutil.rmtree(build, ignore_errors=True)  # gone already when it was swapped in
 
 
 def build_fingerprint(catalog: Catalog) -> str:

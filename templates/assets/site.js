@@ -86,7 +86,7 @@ function messageCandidates(text) {
 function fold(text) { return text.split(/\s+/).join(" ").trim(); }
 
 /* ---- scoring: errscan.match.score_message, rule for rule (docs/matching.md) ---- */
-var PIN_MIN_CHARS = 10, FUZZY_MIN = 0.5, SHOWN = 50;
+var PIN_MIN_CHARS = 10, FUZZY_MIN = 0.5, TRUNCATED_PIN_SCORE = 0.1, SHOWN = 50;
 var RULE_RANK = { exact: 3, truncated: 2, fuzzy: 1 };
 
 function chars(text) { return text.replace(/\s/g, "").length; }
@@ -120,7 +120,10 @@ function scoreMessage(entry, message, messageWords, folded) {
     var cut = entry.prefixRegex.exec(message);
     if (cut) {
       var seen = chars(message) - boundChars(cut);
-      if (seen > 0) return { rule: "truncated", score: seen / chars(message) * Math.min(1, seen / literal), pinned: seen >= PIN_MIN_CHARS };
+      if (seen >= PIN_MIN_CHARS) {
+        var score = Math.round(seen / chars(message) * Math.min(1, seen / literal) * 1e4) / 1e4;
+        return { rule: "truncated", score: score, pinned: score >= TRUNCATED_PIN_SCORE };
+      }
     }
   }
   if (!entry.words.length || !messageWords.length) return null;

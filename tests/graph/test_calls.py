@@ -25,3 +25,7 @@ def test_unknown_receiver_stays_unresolved(analysis_catalog):
 
 def test_functions_passed_as_values_are_callbacks(analysis_catalog):
     assert has_edge(analysis_catalog, "Worker.start", "Worker._drain", "callback")
+
+
+def test_a_class_passed_as_a_value_is_not_constructed(analysis_catalog):
+    assert not any(e["caller"].endswith("Worker.owns") for e in analysis_catalog.callgraph["edges"])

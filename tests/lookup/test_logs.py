@@ -163,6 +163,13 @@ def test_log_excerpt(name):
         assert (error.frames[-1] if error.frames else None) == frame
 
 
+def test_a_huge_message_is_read_by_its_beginning_only():
+    from errscan.lookup.logs import MAX_MESSAGE_CHARS
+
+    (error,) = find_errors("ValueError: " + "a/b with " * 100_000 + "\n")
+    assert max(len(reading) for reading in error.readings()) <= MAX_MESSAGE_CHARS
+
+
 def test_line_numbers_point_at_the_exception_line():
     (error,) = find_errors(CASES["plain traceback"][0])
     assert error.line == 4

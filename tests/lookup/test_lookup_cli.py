@@ -66,6 +66,18 @@ def test_nothing_matched_exits_1_with_one_line(site):
     assert result.stderr.startswith("errscan: nothing in the input matches") and result.stderr.count("\n") == 1
 
 
+def test_nothing_matched_in_json_is_an_empty_list(site):
+    result = run_cli("lookup", "--site", str(site[0]), "--format", "json", "OSError: disk quota exceeded on /scratch")
+    assert (result.returncode, result.stdout) == (1, "[]\n")
+
+
+def test_terminal_escapes_in_the_input_are_not_echoed(site):
+    root, error = site[0], a_site_error(site[1])
+    pasted = f"{error.exception}: \x1b]0;PWNED\x07{error.message}\x1b[0m\x1b(B"
+    result = run_cli("lookup", "--site", str(root), pasted)
+    assert result.returncode == 0 and "\x1b" not in result.stdout and "PWNED" not in result.stdout
+
+
 @pytest.mark.parametrize(
     "args",
     [

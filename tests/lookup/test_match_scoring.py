@@ -32,8 +32,20 @@ def test_cut_inside_the_first_field_shows_no_literal_and_is_no_match():
     assert score_message(compile_template("{name} is not supported."), "ValueErr") is None
 
 
-def test_short_cut_does_not_pin():
-    match = score_message(compile_template(TEMPLATE), "Rank")
+def test_cut_showing_fewer_than_ten_literal_characters_is_no_truncated_match():
+    match = score_message(compile_template(TEMPLATE), "Rank 3 not")
+    assert match is None or match.rule == "fuzzy"
+
+
+def test_template_opening_with_a_placeholder_does_not_take_any_text_with_its_first_literal():
+    compiled = compile_template("{len(errors)}/{len(transfers)} transfers failed: {errors}")
+    assert score_message(compiled, "No such file or directory: '/models/llama/config.json'") is None
+
+
+def test_last_placeholder_swallowing_most_of_the_message_does_not_pin():
+    compiled = compile_template("hash mismatch. Local: {local}, Remote: {remote}. Configs differ. Set {flag} to skip.")
+    reworded = "hash mismatch. Local: 3c4d, Remote: " + "9f1e" * 40 + ". Prefill and decode configurations are different here"
+    match = score_message(compiled, reworded)
     assert match.rule == "truncated" and not match.pinned
 
 
