@@ -29,6 +29,7 @@ from errscan.sides import load_side
 from errscan.sources import open_source
 from errscan.sources.release import releases_between, sort_versions
 
+DEFAULT_SITE = Path("site")  # scan writes here, lookup reads here, unless told otherwise
 PROFILE = VLLM
 
 
@@ -95,7 +96,7 @@ def scan_source(
 @cli.command()
 @click.argument("src", required=False)
 @source_options(multiple=True)
-@click.option("--out", default="site", show_default=True, type=click.Path(file_okay=False, path_type=Path), help="Folder the site is written to (replaced atomically).")
+@click.option("--out", default=str(DEFAULT_SITE), show_default=True, type=click.Path(file_okay=False, path_type=Path), help="Folder the site is written to (replaced atomically).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 def scan(src, commit, release, releases, repo, include, exclude, jobs, cache_dir, no_cache, out, quiet) -> None:
     """Scan SRC (a folder, or a git repo with --commit) or --release(s) into a site at --out.
@@ -111,7 +112,7 @@ def scan(src, commit, release, releases, repo, include, exclude, jobs, cache_dir
 
 @cli.command()
 @click.argument("text", required=False)
-@click.option("--site", type=click.Path(file_okay=False, path_type=Path), help="Look up in this built site (its api/ folder).")
+@click.option("--site", type=click.Path(file_okay=False, path_type=Path), help="Look up in this built site (its api/ folder); default: ./site when it holds one.")
 @click.option("--src", metavar="SRC", help="Scan SRC on the fly, as `scan` does, and look up in it.")
 @source_options(multiple=False)
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
@@ -120,7 +121,9 @@ def lookup(text, site, src, commit, release, repo, include, exclude, jobs, cache
     if site is not None and (src or release or commit):
         raise UsageError("--site reads a built site; give no --src, --release or --commit with it")
     if site is None and src is None and release is None:
-        raise UsageError("give a catalog to look up in: --site DIR, --release X.Y.Z or --src SRC")
+        if not (DEFAULT_SITE / "api" / "index.json").is_file():
+            raise UsageError("give a catalog to look up in: --site DIR, --release X.Y.Z or --src SRC")
+        site = DEFAULT_SITE  # where `errscan scan` writes by default
     if text in (None, "-"):
         if sys.stdin.isatty():
             raise UsageError("give TEXT, or pipe a log into standard input")

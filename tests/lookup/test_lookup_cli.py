@@ -78,17 +78,26 @@ def test_terminal_escapes_in_the_input_are_not_echoed(site):
     assert result.returncode == 0 and "\x1b" not in result.stdout and "PWNED" not in result.stdout
 
 
+def test_without_a_catalog_option_the_site_in_the_current_folder_is_read(site, tmp_path):
+    import shutil
+
+    shutil.copytree(site[0], tmp_path / "site")
+    error = a_site_error(site[1])
+    result = run_cli("lookup", f"{error.exception}: {error.message}", cwd=tmp_path)
+    assert result.returncode == 0 and error.url in result.stdout
+
+
 @pytest.mark.parametrize(
     "args",
     [
-        ["lookup", "ValueError: x"],  # no catalog
+        ["lookup", "ValueError: x"],  # no catalog, and no ./site
         ["lookup", "--site", "/nonexistent/site", "ValueError: x"],
         ["lookup", "--site", "/tmp", "--release", "0.27.1", "ValueError: x"],
         ["lookup", "--site", "/tmp", "   "],
         ["lookup", "--site", "/tmp", "--format", "xml", "ValueError: x"],
     ],
 )
-def test_usage_errors_exit_2(args):
-    result = run_cli(*args)
+def test_usage_errors_exit_2(args, tmp_path):
+    result = run_cli(*args, cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.startswith("errscan: ") and "Traceback" not in result.stderr
