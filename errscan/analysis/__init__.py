@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -42,13 +43,15 @@ def analyze(
     plugins = find_plugins(graph, profile)
     entries = find_entries(graph, profile, plugins)
     catalog = KnobCatalog.build(graph, profile)
+    reads = _attribute_reads(graph)
     reaches: dict[str, Reach] = {}
     analyzed: list[ErrorSite] = []
     for error, raw, module in sites:
         node = function_node(module.module, "" if raw.function == "<module>" else raw.function)
         if node not in reaches:
             reaches[node] = reach(graph, node, entries)
-        trigger = _trigger(error, raw, module, reaches[node], catalog, profile, len({p.name for p in plugins}))
+        settings = _class_reads(graph, node, reads)
+        trigger = _trigger(error, raw, module, reaches[node], catalog, profile, len({p.name for p in plugins}), settings)
         analyzed.append(dataclasses.replace(error, trigger=trigger))
     related = related_errors(analyzed)
     analyzed = [dataclasses.replace(e, trigger=dataclasses.replace(e.trigger, related=related[e.id])) for e in analyzed]
@@ -58,7 +61,7 @@ def analyze(
 
 def _trigger(
     error: ErrorSite, raw: RawSite, module: ModuleFacts, found: Reach, catalog: KnobCatalog,
-    profile: Profile, plugin_count: int,
+    profile: Profile, plugin_count: int, settings: dict[str, list[str]],
 ) -> Trigger:
     terms, contributions = _accumulated(raw, module)
     if raw.kind == "assert" and raw.assert_test:
@@ -79,7 +82,8 @@ def _trigger(
     plugin_names = sorted({p.name for entry in found.entries for p in entry.plugins})
     knobs: list[Knob] = [Knob("connector", name, "kv_connector") for name in plugin_names]
     per_conjunct = [
-        (c, knobs_in(deep, catalog, profile)) for c, deep in zip(own_parts, _align(own_parts, deep_parts))
+        (c, knobs_in(deep, catalog, profile) + _read_knobs(deep, settings, catalog, profile))
+        for c, deep in zip(own_parts, _align(own_parts, deep_parts))
         if not (contributions and c == own_parts[-1])
     ]
     # Accumulate-then-raise: each guarded append is a way in, with its own settings and remedy.
@@ -132,6 +136,42 @@ def _template(source: str) -> str:
     except cst.ParserSyntaxError:
         return "{" + source + "}"
     return TemplateBuilder(cst.Module(body=[]), lambda name: None).render(expression).text
+
+
+def _attribute_reads(graph: CallGraph) -> dict[str, dict[str, list[str]]]:
+    """class qualname -> attribute -> the codes its methods assign to `self.attribute` that may read
+    a setting."""
+    reads: dict[str, dict[str, list[str]]] = {}
+    for module in graph.index.modules.values():
+        for read in module.attribute_reads:
+            klass = function_node(module.module, read.class_scope)
+            reads.setdefault(klass, {}).setdefault(read.attribute, []).append(read.source)
+    return reads
+
+
+def _class_reads(graph: CallGraph, node: str, reads: dict[str, dict[str, list[str]]]) -> dict[str, list[str]]:
+    """What `self.x` may hold in the function `node`: reads by its class, nearest class first."""
+    fact = graph.functions.get(node, (None, None))[0]
+    if fact is None or fact.class_qualname is None:
+        return {}
+    found: dict[str, list[str]] = {}
+    for klass in graph.mro(fact.class_qualname):
+        for attribute, sources in reads.get(klass, {}).items():
+            found.setdefault(attribute, sources)
+    return found
+
+
+_SELF_ATTRIBUTE = re.compile(r"\bself\.([A-Za-z_]\w*)\b(?!\s*\()")
+
+
+def _read_knobs(expression: str, settings: dict[str, list[str]], catalog: KnobCatalog, profile: Profile) -> list[Knob]:
+    """Knobs behind `self.x` in a guard, through the value a method of the class gave `self.x`."""
+    return [
+        knob
+        for attribute in dict.fromkeys(_SELF_ATTRIBUTE.findall(expression))
+        for source in settings.get(attribute, ())
+        for knob in knobs_in(source, catalog, profile)
+    ]
 
 
 @lru_cache(maxsize=1 << 16)

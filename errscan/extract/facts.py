@@ -101,6 +101,16 @@ class AttributeType:
     scope: str = ""  # where it is written (its imports name the type); the class body if ""
 
 
+@dataclass(frozen=True)
+class AttributeRead:
+    """`self.x = cfg.a.b` or `self.x = d.get("key", default)` in a method: where the attribute's
+    value comes from, so that a guard on `self.x` elsewhere can name the setting behind it."""
+
+    class_scope: str  # module-relative class scope
+    attribute: str
+    source: str  # the value's code
+
+
 SITE_KINDS = frozenset({"raise", "assert"})  # the statement kinds that are catalogued
 
 
@@ -129,6 +139,7 @@ class ModuleFacts:
     returns: tuple[ReturnFact, ...] = ()
     appends: tuple[AppendFact, ...] = ()
     attribute_types: tuple[AttributeType, ...] = ()
+    attribute_reads: tuple[AttributeRead, ...] = ()
     module_values: dict[str, str] | None = None  # module-level `X = call()` / `X = Y`: X -> source
 
     def lookup(self, scope: str) -> dict[str, str]:
@@ -164,6 +175,7 @@ class _FactCollector:
         self.returns: list[ReturnFact] = []
         self.appends: list[AppendFact] = []
         self.attribute_types: list[AttributeType] = []
+        self.attribute_reads: list[AttributeRead] = []
         self.statements: list[StatementPosition] = []
         self.module_values: dict[str, str] = {}
         self.frame = _Frame("", frozenset(), frozenset(), {}, {})
@@ -414,6 +426,9 @@ class _FactCollector:
                 elif isinstance(stmt.value, ast.Name) and stmt.value.id in self.frame.params:
                     typed = self.frame.params[stmt.value.id]
                     self.attribute_types.append(AttributeType(klass, target.attr, typed, False, self.frame.scope))
+                read = _setting_read(stmt.value)
+                if read:
+                    self.attribute_reads.append(AttributeRead(klass, target.attr, read))
 
     def import_(self, node: ast.Import | ast.ImportFrom) -> None:
         if isinstance(node, ast.Import):
@@ -444,6 +459,19 @@ def _exits(body: list[ast.stmt]) -> bool:
     if isinstance(last, ast.If):
         return _exits(last.body) and bool(last.orelse) and _exits(last.orelse)
     return False
+
+
+def _setting_read(value: ast.expr | None) -> str | None:
+    """The code of a value that may read a setting: a dotted chain (`cfg.kv_transfer_config.kv_role`)
+    or a call with a string key first (`extra.get("key", True)`); None for anything else."""
+    if isinstance(value, ast.Attribute):
+        return _dotted(value)
+    if (
+        isinstance(value, ast.Call) and value.args and isinstance(value.args[0], ast.Constant)
+        and isinstance(value.args[0].value, str) and _dotted(value.func)
+    ):
+        return unparse(value)
+    return None
 
 
 def _bindings(node: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
@@ -588,5 +616,6 @@ def collect_facts(tree: ast.Module, module: str, is_pkg: bool) -> ModuleFacts:
         returns=tuple(collector.returns),
         appends=tuple(collector.appends),
         attribute_types=tuple(collector.attribute_types),
+        attribute_reads=tuple(collector.attribute_reads),
         module_values=collector.module_values,
     )

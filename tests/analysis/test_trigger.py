@@ -77,3 +77,7 @@ def test_guards_of_earlier_errors_stay_in_the_condition_but_decide_nothing(analy
     assert error.trigger.condition == "vllm_config.parallel_config.decode_context_parallel_size <= 8 and vllm_config.layerwise"
     assert not any(k.kind == "cli_flag" for k in error.trigger.knobs)
     assert not any("decode_context_parallel_size" in s for s in error.trigger.solutions)
+
+
+def test_a_guard_on_self_attribute_names_the_setting_the_constructor_read(by_function):
+    assert ("extra_config", "strict_layout") in knobs(by_function["StrictConnector.check"])
