@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -18,6 +19,26 @@ FIXTURES = Path(__file__).parent / "fixtures"
 def source_file(path: Path, rel: str | None = None) -> SourceFile:
     data = path.read_bytes()
     return SourceFile(rel or path.name, data, blob_digest(data))
+
+
+def reraises(node: ast.Raise) -> bool:
+    """The ast oracle's own rule for a raise that makes no new error: bare `raise`, or a raise of an
+    object by a lower-case name (`raise err`, `raise self._error`); classes are CamelCase."""
+    exc = node.exc
+    if exc is None:
+        return True
+    if isinstance(exc, ast.Attribute):
+        base = exc.value
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        if not isinstance(base, ast.Name):
+            return False
+        last = exc.attr
+    elif isinstance(exc, ast.Name):
+        last = exc.id
+    else:
+        return False
+    return last[:1].islower() or last[:1] == "_"
 
 
 def extract_fixture(name: str) -> FileResult:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from conftest import reraises, run_cli
 from errscan.cachedir import default_cache_dir
 from errscan.profiles.vllm import VLLM
 from errscan.sources.release import fetch_release
@@ -35,7 +35,7 @@ def ast_counts(package: Path) -> dict[str, int]:
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Raise):
-                counts["raises" if node.exc is not None else "reraises"] += 1
+                counts["reraises" if reraises(node) else "raises"] += 1
             elif isinstance(node, ast.Assert) and node.msg is not None:
                 counts["asserts"] += 1
     return counts

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import re
 
-from errscan.extract.facts import ModuleFacts
+from errscan.extract.facts import ModuleFacts, rethrows
 from errscan.extract.names import ScopeStack, qualify
 from errscan.extract.sites import MESSAGE_KEYWORDS, RawSite
 from errscan.extract.templates import EMPTY, Template, escape_literal, field_template, one_line
@@ -50,7 +50,7 @@ class _AstSiteWalker:
                     self.walk(case.body)
 
     def _raise(self, node: ast.Raise) -> None:
-        if node.exc is None:
+        if node.exc is None or rethrows(node.exc):
             self.reraises += 1
             return
         target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc

@@ -252,7 +252,7 @@ class _FactCollector:
 
     def simple(self, stmt: ast.stmt, terms: Condition, env: Env, partial: tuple[str, ...]) -> None:
         if isinstance(stmt, ast.Raise):
-            kind = "raise" if stmt.exc is not None else "reraise"
+            kind = "raise" if stmt.exc is not None and not rethrows(stmt.exc) else "reraise"
             self.position(stmt, kind, terms, partial)
         elif isinstance(stmt, ast.Assert):
             self.position(stmt, "assert" if stmt.msg is not None else "assert-nomsg", terms, partial)
@@ -459,6 +459,20 @@ def _exits(body: list[ast.stmt]) -> bool:
     if isinstance(last, ast.If):
         return _exits(last.body) and bool(last.orelse) and _exits(last.orelse)
     return False
+
+
+def rethrows(exc: ast.expr) -> bool:
+    """`raise err`, `raise self.error`: no new exception but one made elsewhere (caught, kept,
+    handed over), raised again. Its message and origin are another raise's, so like a bare
+    `raise` it is counted, not catalogued; classes are CamelCase, objects are not."""
+    dotted = _dotted(exc) if isinstance(exc, (ast.Name, ast.Attribute)) else None
+    return dotted is not None and is_value_name(dotted)
+
+
+def is_value_name(dotted: str) -> bool:
+    """A dotted name whose last part names an object, not a class: `err`, `self._error`."""
+    last = dotted.rsplit(".", 1)[-1]
+    return last[:1].islower() or last[:1] == "_"
 
 
 def _setting_read(value: ast.expr | None) -> str | None:

@@ -19,7 +19,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from errscan.extract.conditions import Condition
-from errscan.extract.facts import SITE_KINDS, ModuleFacts, StatementPosition
+from errscan.extract.facts import SITE_KINDS, ModuleFacts, StatementPosition, is_value_name
 from errscan.extract.names import ScopeStack, qualify
 from errscan.extract.templates import EMPTY, LocalLookup, Template, TemplateBuilder
 from errscan.model import Placeholder
@@ -73,7 +73,6 @@ class _SiteWalker:
         # Not a bound method: walker -> builder -> walker would be a reference cycle, and every
         # file's tree would then wait for the cyclic garbage collector instead of being freed.
         self.templates = TemplateBuilder(module, _single_assignment_lookup(self.assignments))
-        self.caught: list[dict[str, cst.BaseExpression]] = [{}]
         self.comments: tuple[str, ...] = ()
         self.events: list[str] = []  # kind of every raise/assert, to match the ast positions
         self.pending: list[_Pending] = []
@@ -87,11 +86,9 @@ class _SiteWalker:
                 # a function gets its own assignments and handlers
                 self.scopes.push(statement.name.value, True)
                 self.assignments.append({})
-                self.caught.append({})
                 self._suite(statement.body)
                 self.scopes.pop()
                 self.assignments.pop()
-                self.caught.pop()
             elif isinstance(statement, cst.ClassDef):
                 # a class body shares nothing with its methods, and has no frame of its own
                 self.scopes.push(statement.name.value, False)
@@ -106,8 +103,6 @@ class _SiteWalker:
         if body is not None:
             self._suite(body)
         for handler in getattr(statement, "handlers", ()):
-            if handler.name is not None and handler.type is not None and isinstance(handler.name.name, cst.Name):
-                self.caught[-1][handler.name.name.value] = handler.type
             self._suite(handler.body)
         for case in getattr(statement, "cases", ()):
             self._suite(case.body)
@@ -155,7 +150,7 @@ class _SiteWalker:
 
     # sites
     def _raise(self, node: cst.Raise) -> None:
-        if node.exc is None:
+        if node.exc is None or _rethrows(node.exc):
             self.events.append("reraise")
             return
         self.events.append("raise")
@@ -181,13 +176,6 @@ class _SiteWalker:
     def _describe_raised(self, exc: cst.BaseExpression) -> tuple[str, str | None, Template]:
         target = exc.func if isinstance(exc, cst.Call) else exc
         dotted = _dotted(target)
-        if isinstance(target, cst.Name) and target.value in self.caught[-1]:
-            # `except KVError as e: ... raise e` raises the caught KVError again.
-            caught_type = self.caught[-1][target.value]
-            written = self.templates.source(caught_type)
-            caught_dotted = _dotted(caught_type)
-            qualname = self._qualify(caught_dotted) if caught_dotted else None
-            return written, qualname, self.templates.render(target)
         exception = dotted or self.templates.source(target)
         qualname = self._qualify(dotted) if dotted else None
         if not isinstance(exc, cst.Call):
@@ -209,6 +197,13 @@ class _SiteWalker:
     def _qualify(self, dotted: str) -> str | None:
         lookup = self.facts.lookup(self.scopes.current)
         return qualify(dotted, lookup, self.facts.module, self.facts.local_defs)
+
+
+def _rethrows(exc: cst.BaseExpression) -> bool:
+    """`raise err`, `raise self.error`: an exception object made elsewhere, raised again (as
+    `facts.rethrows` tells for ast)."""
+    dotted = _dotted(exc)
+    return dotted is not None and is_value_name(dotted)
 
 
 def _dotted(node: cst.BaseExpression) -> str | None:
