@@ -56,6 +56,7 @@ def analyze(
     related = related_errors(analyzed)
     analyzed = [dataclasses.replace(e, trigger=dataclasses.replace(e.trigger, related=related[e.id])) for e in analyzed]
     with_chain = sum(1 for e in analyzed if e.trigger.chains)
+    parse_expression.cache_clear()  # its trees are only for this analysis, and not small
     return analyzed, AnalysisStats(len(entries), len(plugins), with_chain)
 
 
