@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 from functools import lru_cache
 
 from errscan.extract.conditions import negate, parse_expression, unparse
