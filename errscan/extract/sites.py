@@ -257,7 +257,7 @@ class _RegionsDisagree(Exception):
 
 
 def extract_sites(text: str, tree: ast.Module, facts: ModuleFacts) -> tuple[tuple[RawSite, ...], int]:
-    """Every raise and assert-with-message of the module, and the count of bare re-raises.
+    """Every raise and assert-with-message of the module, and the count of re-raises.
 
     Raises libcst's ParserSyntaxError (or RecursionError) when libcst cannot parse the module.
     """
