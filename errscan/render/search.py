@@ -40,6 +40,7 @@ def search_entry(error: ErrorSite) -> dict[str, Any]:
         "message": error.message,
         "path": error.path,
         "line": error.line,
+        "end_line": error.end_line,
         "function": error.function,
         "connectors": connectors_of(error),
         "pattern": compiled.pattern,

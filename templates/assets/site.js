@@ -39,6 +39,7 @@ var ANSI = /\x1b\[[0-9;]*[A-Za-z]/g;
 var PROCESS_TAG = /^\s*\([^()\n]*\)\s*/;                       /* (EngineCore_DP0 pid=1234) */
 var LOG_PREFIX = /^\s*(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+(?:\[[^\]\n]*\]\s*)?/;
 var EXCEPTION_PREFIX = /^\s*(?:[A-Za-z_][\w.]*\.)?([A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Warning))\s*:\s*/;
+var FRAME = /^\s*File "([^"]+)", line (\d+), in (\S+)/;           /* a traceback's frame line */
 var QUOTE_PREFIX = /^(?:#+|>+|\/\/)(?:[ \t]|$)/;               /* a log pasted into comments or a quote */
 /* an exception named after other words, maybe in inline code: "attempt 2 ValueError: ..." */
 var INLINE_EXCEPTION = /(?:^|[\s(])(`?)((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception))\s*:\s*(.*)$/;
@@ -59,8 +60,16 @@ function messageCandidates(text) {
   var raw = text.replace(ANSI, "").replace(/\r/g, "").split("\n");
   var record = raw.map(function (line) { return LOG_PREFIX.test(line.replace(PROCESS_TAG, "")); });
   var lines = raw.map(stripLine);
-  var found = [];
+  var found = [], frame = null;
   lines.forEach(function (line, i) {
+    var framed = FRAME.exec(line);
+    if (framed) { frame = { path: framed[1].replace(/\\/g, "/"), line: +framed[2], func: framed[3] }; return; }
+    if (/^Traceback \(most recent call last\)/.test(line)) frame = null;
+    if (frame && /^(?:[A-Za-z_][\w.]*\.)?[A-Za-z_]\w*(?:Error|Exception)\s*$/.test(line)) {
+      found.push({ message: "", exception: line.trim().split(".").pop(), frame: frame });  /* raised without a message */
+      frame = null;
+      return;
+    }
     var prefix = /^\s/.test(line) ? null : EXCEPTION_PREFIX.exec(line);
     if (!prefix) {
       var inline = INLINE_EXCEPTION.exec(line);
@@ -73,8 +82,9 @@ function messageCandidates(text) {
     while (end < lines.length && lines[end].trim() && !record[end] && !/^\s/.test(lines[end]) &&
            !EXCEPTION_PREFIX.test(lines[end]) && !/^(Traceback|During handling|The above exception)/.test(lines[end])) end++;
     var message = lines.slice(i, end).join("\n").trim();
-    found.push({ message: message.slice(prefix[0].length).trim(), exception: prefix[1] });
-    found.push({ message: message, exception: prefix[1] });
+    found.push({ message: message.slice(prefix[0].length).trim(), exception: prefix[1], frame: frame });
+    found.push({ message: message, exception: prefix[1], frame: null });
+    frame = null;
   });
   if (found.length) return found;
   var start = 0;
@@ -87,7 +97,7 @@ function fold(text) { return text.split(/\s+/).join(" ").trim(); }
 
 /* ---- scoring: errscan.match.score_message, rule for rule (docs/matching.md) ---- */
 var PIN_MIN_CHARS = 10, FUZZY_MIN = 0.5, TRUNCATED_PIN_SCORE = 0.1, SHOWN = 50;
-var RULE_RANK = { exact: 3, truncated: 2, fuzzy: 1 };
+var RULE_RANK = { frame: 4, exact: 3, truncated: 2, fuzzy: 1 };
 
 function chars(text) { return text.replace(/\s/g, "").length; }
 
@@ -134,22 +144,36 @@ function scoreMessage(entry, message, messageWords, folded) {
   return dice >= FUZZY_MIN ? { rule: "fuzzy", score: dice, pinned: false } : null;
 }
 
-function better(a, b) { return !b || RULE_RANK[a.rule] > RULE_RANK[b.rule] || (a.rule === b.rule && a.score > b.score); }
+function better(a, b) {
+  return !b || a.framed > b.framed || (a.framed === b.framed &&
+    (RULE_RANK[a.rule] > RULE_RANK[b.rule] || (a.rule === b.rule && a.score > b.score)));
+}
+
+/* The traceback's innermost frame pins a site: same file (by path suffix), same function, and
+   the line within the raise statement (errscan lookup's first rule; lines of other releases differ). */
+function framePins(entry, frame) {
+  if (!frame) return false;
+  var samePath = frame.path === entry.path || frame.path.slice(-entry.path.length - 1) === "/" + entry.path;
+  return samePath && entry.function.split(".").pop() === frame.func && frame.line >= entry.line && frame.line <= entry.end_line;
+}
 
 /* Ranked results, best first: rule, then the logged exception class agreeing, then score. */
 function rank(text, entries) {
-  var candidates = messageCandidates(text).filter(function (c) { return c.message; });
+  var candidates = messageCandidates(text).filter(function (c) { return c.message || c.frame; });
   if (!candidates.length) return [];
   var prepared = candidates.map(function (c) {
-    return { message: c.message, exception: c.exception, words: words(c.message), folded: fold(c.message) };
+    return { message: c.message, exception: c.exception, frame: c.frame, words: words(c.message), folded: fold(c.message) };
   });
   var results = [];
   entries.forEach(function (entry) {
     var best = null;
     var name = entry.exception.split(".").pop();
     prepared.forEach(function (p) {
-      var found = scoreMessage(entry, p.message, p.words, p.folded);
-      if (!found) return;
+      var found = p.message ? scoreMessage(entry, p.message, p.words, p.folded) : null;
+      var pinned = framePins(entry, p.frame);
+      if (!found && !pinned) return;
+      found = found || { rule: "frame", score: 1, pinned: true };
+      found.framed = pinned;
       found.classAgrees = p.exception !== null && name === p.exception;
       if (better(found, best)) best = found;
     });
@@ -159,7 +183,7 @@ function rank(text, entries) {
     results.push(best);
   });
   results.sort(function (a, b) {
-    return (a.catchAll - b.catchAll) || (RULE_RANK[b.rule] - RULE_RANK[a.rule]) || (b.classAgrees - a.classAgrees) ||
+    return (b.framed - a.framed) || (a.catchAll - b.catchAll) || (RULE_RANK[b.rule] - RULE_RANK[a.rule]) || (b.classAgrees - a.classAgrees) ||
       (b.score - a.score) || (a.entry.path < b.entry.path ? -1 : a.entry.path > b.entry.path ? 1 : a.entry.line - b.entry.line);
   });
   return results;
@@ -174,7 +198,9 @@ function element(tag, className, text) {
 
 function describe(result) {
   if (result.catchAll) return "its message is a single value, so any text matches";
+  if (result.rule === "frame") return "the traceback's innermost frame is this raise";
   var label = { exact: "exact match", truncated: "matches the beginning (message cut short)", fuzzy: "similar words" }[result.rule];
+  if (result.framed) label += " where the traceback's innermost frame is";
   return label + ", score " + result.score.toFixed(2) + (result.pinned ? "" : result.rule === "fuzzy" ? "" : " (little literal text: not certain)");
 }
 
@@ -194,8 +220,9 @@ function errscanSearch(root) {
     var count = function (test) { return results.filter(test).length; };
     var loose = count(function (r) { return r.catchAll; });
     var exact = count(function (r) { return r.rule === "exact"; }) - loose, cut = count(function (r) { return r.rule === "truncated"; });
+    var framed = count(function (r) { return r.framed; });
     status.textContent = results.length
-      ? exact + " exact, " + cut + " cut-short, " + count(function (r) { return r.rule === "fuzzy"; }) + " similar and " + loose + " catch-all match(es)" + (results.length > SHOWN ? "; the best " + SHOWN + " shown." : ".")
+      ? (framed ? framed + " pinned by the traceback, " : "") + exact + " exact, " + cut + " cut-short, " + count(function (r) { return r.rule === "fuzzy"; }) + " similar and " + loose + " catch-all match(es)" + (results.length > SHOWN ? "; the best " + SHOWN + " shown." : ".")
       : "No error in this catalog matches.";
     results.slice(0, SHOWN).forEach(function (r) {
       var item = element("li"), link = element("a", "", r.entry.exception + ": " + clip(title(r.entry), 240));

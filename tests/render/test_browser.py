@@ -55,6 +55,14 @@ def test_typed_message_with_log_prefix_finds_its_error_first(page, site, catalog
     screenshot(page, "error-page.png")
 
 
+def assert_first_result(page, site, text, expected, how):
+    """`text` typed into the search page finds `expected` first, for the reason `how` says."""
+    page.goto((site / "search" / "index.html").as_uri())
+    page.fill("#q", text)
+    assert search_results(page)[0] == f"../errors/{expected.id}/index.html"
+    assert how in page.locator("#search-results li").first.inner_text()
+
+
 def test_pasted_traceback_finds_the_root_error_first(page, site, catalog):
     expected = error_named(catalog, "GroupLookupConnector._find_group")
     log = "\n".join([
@@ -67,10 +75,7 @@ def test_pasted_traceback_finds_the_root_error_first(page, site, catalog):
         "(EngineCore_DP0 pid=88) ERROR 08-14 12:00:02 [core.py:720] shutting down",
         "RuntimeError: Engine core initialization failed. See root cause above.",
     ])
-    page.goto((site / "search" / "index.html").as_uri())
-    page.fill("#q", log)
-    assert search_results(page)[0] == f"../errors/{expected.id}/index.html"
-    assert "exact match" in page.locator("#search-results li").first.inner_text()
+    assert_first_result(page, site, log, expected, "exact match")
 
 
 @pytest.mark.parametrize("pasted", [
@@ -80,10 +85,18 @@ def test_pasted_traceback_finds_the_root_error_first(page, site, catalog):
 ])
 def test_log_quoted_in_comments_or_prose_finds_its_error_first(page, site, catalog, pasted):
     expected = error_named(catalog, "GroupLookupConnector._find_group")
-    page.goto((site / "search" / "index.html").as_uri())
-    page.fill("#q", pasted.format(message=FIND_GROUP_MESSAGE))
-    assert search_results(page)[0] == f"../errors/{expected.id}/index.html"
-    assert "exact match" in page.locator("#search-results li").first.inner_text()
+    assert_first_result(page, site, pasted.format(message=FIND_GROUP_MESSAGE), expected, "exact match")
+
+
+def test_traceback_frame_pins_an_error_raised_without_a_message(page, site, catalog):
+    expected = error_named(catalog, "GroupLookupConnector._find_group")
+    log = "\n".join([
+        "Traceback (most recent call last):",
+        f'  File "/usr/lib/python3.12/site-packages/{expected.path}", line {expected.line}, in _find_group',
+        "    raise ValueError(",
+        "ValueError",
+    ])
+    assert_first_result(page, site, log, expected, "innermost frame")
 
 
 def test_query_in_the_url_runs_the_search(page, site, catalog, served):
