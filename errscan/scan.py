@@ -113,10 +113,7 @@ def extract_all(
     from `ast` alone; one that fails even so is reported and left out.
     """
     # Largest first, so no core is left with one big file at the end while the others idle.
-    work = [
-        _Task(f, scope.catalogues(f.path), cache.entry_path(f.path, f.digest, scope.catalogues(f.path)) if cache else None)
-        for f in sorted(files, key=lambda f: -len(f.data))
-    ]
+    work = [_task(f, scope.catalogues(f.path), cache) for f in sorted(files, key=lambda f: -len(f.data))]
     jobs = jobs or os.cpu_count() or 1
     results = run_all(_extract_task, work, jobs, time_limit)
     lost = [i for i, r in enumerate(results) if isinstance(r, TaskLost)]
@@ -161,6 +158,11 @@ class _Task:
     catalogued: bool
     entry: Path | None  # the cache entry to write, None without a cache
     libcst_failure: str | None = None  # set on the retry, from `ast` alone, of a file that was lost
+
+
+def _task(source: SourceFile, catalogued: bool, cache: ScanCache | None) -> _Task:
+    entry = cache.entry_path(source.path, source.digest, catalogued) if cache else None
+    return _Task(source, catalogued, entry)
 
 
 def _extract_task(task: _Task) -> bytes:

@@ -44,14 +44,14 @@ def analyze(
     entries = find_entries(graph, profile, plugins)
     catalog = KnobCatalog.build(graph, profile)
     reads = _attribute_reads(graph)
-    reaches: dict[str, Reach] = {}
+    per_function: dict[str, tuple[Reach, dict[str, list[str]]]] = {}  # many sites share a function
     analyzed: list[ErrorSite] = []
     for error, raw, module in sites:
         node = function_node(module.module, "" if raw.function == "<module>" else raw.function)
-        if node not in reaches:
-            reaches[node] = reach(graph, node, entries)
-        settings = _class_reads(graph, node, reads)
-        trigger = _trigger(error, raw, module, reaches[node], catalog, profile, len({p.name for p in plugins}), settings)
+        if node not in per_function:
+            per_function[node] = (reach(graph, node, entries), _class_reads(graph, node, reads))
+        found, settings = per_function[node]
+        trigger = _trigger(error, raw, module, found, catalog, profile, len({p.name for p in plugins}), settings)
         analyzed.append(dataclasses.replace(error, trigger=trigger))
     related = related_errors(analyzed)
     analyzed = [dataclasses.replace(e, trigger=dataclasses.replace(e.trigger, related=related[e.id])) for e in analyzed]
