@@ -16,15 +16,14 @@ The latest release is the catalog's main content; errors no longer raised are ke
 from __future__ import annotations
 
 import dataclasses
-import time
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Callable
 
 from errscan.diff import diff_matched, field_changes, match_errors, only_lines_moved
 from errscan.model import Catalog, CatalogDiff, ErrorSite, History, ReleaseRef, ReleaseState
 from errscan.progress import Progress
-from errscan.scan import ScanOptions, collector_paused, scan
-from errscan.sources import Source, SourceFile
+from errscan.scan import ScanOptions, scan_together
+from errscan.sources import Source
 
 
 @dataclass(frozen=True)
@@ -35,9 +34,18 @@ class Revision:
     open: Callable[[], Source]
 
 
+RELEASES_AT_ONCE = 4  # revisions scanned together: their files and graphs share memory at once
+
+
 def scan_revisions(revisions: list[Revision], options: ScanOptions, progress: Progress) -> Catalog:
-    """Scan each revision in order (oldest first); one catalog, with history when there are several."""
-    snapshots = [scan_revision(r, options, progress, i, len(revisions)) for i, r in enumerate(revisions, 1)]
+    """Scan each revision, oldest first; one catalog, with history when there are several.
+
+    Revisions are scanned a few at a time with `scan_together`, so that a file they share is
+    parsed once and their analyses run side by side."""
+    snapshots = []
+    for first in range(0, len(revisions), RELEASES_AT_ONCE):
+        batch = revisions[first : first + RELEASES_AT_ONCE]
+        snapshots += _scan_batch(batch, options, progress, first + 1, len(revisions))
     if len(snapshots) == 1:
         return snapshots[0][1]
     return build_history(_unique_labels(snapshots))
@@ -47,49 +55,24 @@ def scan_revision(
     revision: Revision, options: ScanOptions, progress: Progress, position: int = 1, total: int = 1
 ) -> tuple[ReleaseRef, Catalog]:
     """One revision scanned, named by its version when it has one, else as the user gave it."""
-    progress.start(revision.name, position, total)
-    source = revision.open()
-    for note in source.notes:
-        progress.note(note)
-    hits_before = options.cache.stats.hits if options.cache else 0
-    catalog = _scan_once(source, options)
-    cached = (options.cache.stats.hits - hits_before) if options.cache else 0
-    progress.finish(revision.name, position, total, catalog.summary.files_read, cached)
-    return ReleaseRef(catalog.version or revision.name, catalog.version, catalog.commit), catalog
+    return _scan_batch([revision], options, progress, position, total)[0]
 
 
-def _scan_once(source: Source, options: ScanOptions) -> Catalog:
-    """`scan`, unless the cache holds a scan of these very files with these options."""
-    if options.cache is None:
-        return scan(source, options)
-    started = time.perf_counter()
-    files = list(source.files())
-    entry = options.cache.catalog_path(
-        (options.repo, options.profile.name, source.commit or "", source.version or "",
-         *options.scope.include, "--exclude", *options.scope.exclude),
-        ((f.path, f.digest) for f in files),
-    )
-    with collector_paused():  # a catalog is a great many small objects, as in `scan`
-        cached = options.cache.get_catalog(entry, len(files))
-    if cached is not None:
-        seconds = {"total": round(time.perf_counter() - started, 3)}
-        return dataclasses.replace(cached, summary=dataclasses.replace(cached.summary, stage_seconds=seconds))
-    catalog = scan(_FilesRead(source.description, source.commit, source.version, tuple(files)), options)
-    options.cache.put_catalog(entry, catalog)
-    return catalog
-
-
-@dataclass(frozen=True)
-class _FilesRead:
-    """A source whose files were read already (to key the cache), so `scan` does not read twice."""
-
-    description: str
-    commit: str | None
-    version: str | None
-    read: tuple[SourceFile, ...]
-
-    def files(self) -> Iterator[SourceFile]:
-        return iter(self.read)
+def _scan_batch(
+    revisions: list[Revision], options: ScanOptions, progress: Progress, position: int, total: int
+) -> list[tuple[ReleaseRef, Catalog]]:
+    sources = []
+    for offset, revision in enumerate(revisions):
+        progress.start(revision.name, position + offset, total)
+        sources.append(revision.open())
+        for note in sources[-1].notes:
+            progress.note(note)
+    snapshots = []
+    for offset, (revision, scanned) in enumerate(zip(revisions, scan_together(sources, options))):
+        catalog, files = scanned.catalog, scanned.catalog.summary.files_read
+        progress.finish(revision.name, position + offset, total, files, files - scanned.parsed)
+        snapshots.append((ReleaseRef(catalog.version or revision.name, catalog.version, catalog.commit), catalog))
+    return snapshots
 
 
 def build_history(snapshots: list[tuple[ReleaseRef, Catalog]]) -> Catalog:

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from errscan.extract.ast_sites import extract_ast_sites
-from errscan.extract.facts import SITE_KINDS, ModuleFacts, collect_facts
+from errscan.extract.facts import SITE_KINDS, BodyMemo, ModuleFacts, collect_facts
+from errscan.extract.lines import source_lines
 from errscan.extract.names import is_package, module_name
 from errscan.extract.sites import RawSite, extract_sites
 from errscan.model import ParseFailure
@@ -34,21 +35,21 @@ class FileResult:
     failure: ParseFailure | None
 
 
-def extract_file(source: SourceFile, catalogued: bool) -> FileResult:
+def extract_file(source: SourceFile, catalogued: bool, memo: BodyMemo | None = None) -> FileResult:
     """Facts (and, when catalogued, sites) of one file; a file that cannot be read yields a failure.
 
     When libcst cannot parse or walk the file, its sites come from `ast` instead, and the failure
-    says so.
+    says so. A `memo` shared by the versions of one file saves walking the functions they share.
     """
-    return _extract(source, catalogued, libcst_failure=None)
+    return _extract(source, catalogued, None, memo)
 
 
-def extract_file_from_ast(source: SourceFile, catalogued: bool, reason: str) -> FileResult:
+def extract_file_from_ast(source: SourceFile, catalogued: bool, reason: str, memo: BodyMemo | None = None) -> FileResult:
     """As `extract_file`, without libcst: for a file whose libcst parse overran or crashed."""
-    return _extract(source, catalogued, libcst_failure=reason)
+    return _extract(source, catalogued, reason, memo)
 
 
-def _extract(source: SourceFile, catalogued: bool, libcst_failure: str | None) -> FileResult:
+def _extract(source: SourceFile, catalogued: bool, libcst_failure: str | None, memo: BodyMemo | None) -> FileResult:
     try:
         text = decode_source(source.data)
     except (SyntaxError, UnicodeDecodeError) as exc:
@@ -60,26 +61,26 @@ def _extract(source: SourceFile, catalogued: bool, libcst_failure: str | None) -
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
         line = getattr(exc, "lineno", None) or 1
         return _failed(source, ParseFailure(source.path, line, f"syntax error: {getattr(exc, 'msg', exc)}"))
-    facts = collect_facts(tree, module_name(source.path), is_package(source.path))
+    lines = source_lines(text)
+    facts = collect_facts(tree, module_name(source.path), is_package(source.path), lines, memo)
     if not catalogued:
         return FileResult(source.path, source.digest, (), facts, (), 0, None)
     if not any(s.kind in SITE_KINDS for s in facts.statements):
         # ast already saw every raise and assert: with no site among them, libcst has nothing to add.
         reraises = sum(s.kind == "reraise" for s in facts.statements)
         return FileResult(source.path, source.digest, (), facts, (), reraises, None)
-    lines = tuple(text.splitlines())
     failure_line = 1
     if libcst_failure is None:
         try:
             sites, reraises = extract_sites(text, tree, facts)
-            return FileResult(source.path, source.digest, lines, facts, sites, reraises, None)
+            return FileResult(source.path, source.digest, tuple(lines), facts, sites, reraises, None)
         except cst.ParserSyntaxError as exc:
             libcst_failure, failure_line = f"libcst cannot parse: {exc.message}", exc.raw_line
         except RecursionError:
             libcst_failure = "libcst cannot parse: nesting too deep for its recursion"
     sites, reraises = extract_ast_sites(tree, text, facts)
     failure = ParseFailure(source.path, failure_line, f"{libcst_failure}; raise sites taken from ast")
-    return FileResult(source.path, source.digest, lines, facts, sites, reraises, failure)
+    return FileResult(source.path, source.digest, tuple(lines), facts, sites, reraises, failure)
 
 
 def decode_source(data: bytes) -> str:

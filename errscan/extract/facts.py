@@ -151,6 +151,35 @@ class ModuleFacts:
         return visible
 
 
+_BodyKey = tuple[str, "str | None", str]  # (scope, enclosing class scope, the def's source text)
+
+
+@dataclass(frozen=True)
+class _Body:
+    """What walking one function's body added to each list of facts, at the line it was walked."""
+
+    line: int
+    facts: dict[str, tuple]  # collector list -> the entries it gained
+    imports: tuple[tuple[str, str, str], ...]  # (scope, local, target) bound in the body
+
+
+class BodyMemo:
+    """Function bodies walked already, by their source text, for the versions of one file.
+
+    Releases of a package share most functions even in the files they change. A function whose
+    text, scope and enclosing class are unchanged has the same facts, moved by as many lines as it
+    moved, because a body's facts depend on nothing outside it but those (its decorators and
+    defaults, which read the enclosing scope, are walked every time)."""
+
+    def __init__(self) -> None:
+        self.bodies: dict[_BodyKey, _Body] = {}
+        self.replayed = 0  # bodies not walked, for tests and benchmarks
+
+
+_MOVED_LISTS = ("functions", "classes", "calls", "returns", "appends", "statements")
+_KEPT_LISTS = ("attribute_types", "attribute_reads")  # no line in them: taken as they are
+
+
 @dataclass
 class _Frame:
     """Per-function state of the walk."""
@@ -163,9 +192,13 @@ class _Frame:
 
 
 class _FactCollector:
-    def __init__(self, module: str, is_pkg: bool):
+    def __init__(self, module: str, is_pkg: bool, lines: list[str] | None = None, memo: BodyMemo | None = None):
         self.module = module
         self.is_pkg = is_pkg
+        self.lines = lines  # the source's lines, for the memo's keys
+        self.memo = memo if lines is not None else None
+        self.recording = False  # walking a body the memo will keep: its nested bodies are part of it
+        self.bound_imports: list[tuple[str, str, str]] = []
         self.scopes = ScopeStack()
         self.imports: dict[str, dict[str, str]] = {}
         self.local_defs: set[str] = set()
@@ -359,11 +392,45 @@ class _FactCollector:
             registered = CallFact(enclosing, node.name, node.lineno, (), (), (), "reference")
             if enclosing == self.frame.scope:
                 self.calls.append(registered)
+        if self.memo is None or self.recording:
+            self.body(node, scope, params)
+        else:
+            self.remembered_body(node, scope, params)
+        self.scopes.pop()
+
+    def body(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: str, params: tuple) -> None:
         saved, saved_depth = self.frame, self.loop_depth
         self.frame, self.loop_depth = _Frame(scope, *_bindings(node), {p: a for p, a in params if a}, {}), 0
         self.block(node.body, (), {}, ())
         self.frame, self.loop_depth = saved, saved_depth
-        self.scopes.pop()
+
+    def remembered_body(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: str, params: tuple) -> None:
+        """`body`, replayed from the memo when this very function was walked in another version."""
+        assert self.memo is not None and self.lines is not None
+        text = "\n".join(self.lines[node.lineno - 1 : node.end_lineno])
+        key = (scope, self.class_stack[-1] if self.class_stack else None, text)
+        known = self.memo.bodies.get(key)
+        if known is not None:
+            self.memo.replayed += 1
+            self.replay(known, node.lineno - known.line)
+            return
+        marks = {name: len(getattr(self, name)) for name in _MOVED_LISTS + _KEPT_LISTS}
+        imports_mark = len(self.bound_imports)
+        self.recording = True
+        self.body(node, scope, params)
+        self.recording = False
+        added = {name: tuple(getattr(self, name)[mark:]) for name, mark in marks.items()}
+        self.memo.bodies[key] = _Body(node.lineno, added, tuple(self.bound_imports[imports_mark:]))
+
+    def replay(self, body: _Body, delta: int) -> None:
+        for name in _KEPT_LISTS:
+            getattr(self, name).extend(body.facts[name])
+        for name in _MOVED_LISTS:
+            entries = body.facts[name]
+            getattr(self, name).extend(entries if not delta else (_moved(e, delta) for e in entries))
+        for scope, local, target in body.imports:
+            self.imports.setdefault(scope, {})[local] = target
+            self.bound_imports.append((scope, local, target))
 
     def klass(self, node: ast.ClassDef) -> None:
         if self.scopes.at_module:
@@ -446,8 +513,23 @@ class _FactCollector:
 
     def bind_import(self, local: str, target: str) -> None:
         self.imports.setdefault(self.scopes.current, {})[local] = target
+        self.bound_imports.append((self.scopes.current, local, target))
         if self.scopes.at_module:
             self.local_defs.add(local)
+
+
+def _moved(fact, delta: int):
+    """A fact of a body that moved `delta` lines, as the walk at its new place would make it."""
+    if isinstance(fact, StatementPosition):
+        partial = tuple(_moved_note(note, delta) for note in fact.partial)
+        return replace(fact, line=fact.line + delta, end_line=fact.end_line + delta, partial=partial)
+    return replace(fact, line=fact.line + delta)
+
+
+def _moved_note(note: str, delta: int) -> str:
+    """`line 12: for-else` -> `line 15: for-else`: the notes `statement` writes."""
+    number, colon, rest = note.removeprefix("line ").partition(":")
+    return f"line {int(number) + delta}{colon}{rest}"
 
 
 def _exits(body: list[ast.stmt]) -> bool:
@@ -614,8 +696,12 @@ def _bound_names(target: ast.expr) -> list[str]:
     return []
 
 
-def collect_facts(tree: ast.Module, module: str, is_pkg: bool) -> ModuleFacts:
-    collector = _FactCollector(module, is_pkg)
+def collect_facts(
+    tree: ast.Module, module: str, is_pkg: bool, lines: list[str] | None = None, memo: BodyMemo | None = None
+) -> ModuleFacts:
+    """The module's facts; with its source `lines` and a `memo` shared by versions of the same
+    file, function bodies seen in another version are not walked again."""
+    collector = _FactCollector(module, is_pkg, lines, memo)
     collector.frame = _Frame("", *_bindings(tree), {}, {})
     collector.block(tree.body, (), {}, ())
     return ModuleFacts(

@@ -31,6 +31,9 @@ def tree(tmp_path):
 
 
 def scan_with(tree, cache):
+    """A scan that uses the per-file entries: any whole-scan entry is dropped first."""
+    if cache is not None:
+        shutil.rmtree(cache.catalog_folder, ignore_errors=True)
     return scan(FolderSource(tree, VLLM), ScanOptions(repo="o/r", scope=Scope(("**",)), jobs=1, cache=cache))
 
 

@@ -1,0 +1,77 @@
+"""Function bodies remembered across versions of one file give the facts a fresh walk gives."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from conftest import FIXTURES
+
+from errscan.cachedir import default_cache_dir
+from errscan.extract import extract_file
+from errscan.extract.facts import BodyMemo, collect_facts
+from errscan.extract.lines import source_lines
+from errscan.profiles.vllm import VLLM
+from errscan.sources import SourceFile, blob_digest
+from errscan.sources.release import fetch_release
+
+VERSIONS = FIXTURES / "versions"
+
+
+def facts(name: str, memo: BodyMemo | None = None):
+    text = (VERSIONS / name).read_text()
+    return collect_facts(ast.parse(text), "pkg.functions", False, source_lines(text), memo)
+
+
+def test_a_later_version_walked_with_the_memo_has_the_facts_of_a_fresh_walk():
+    memo = BodyMemo()
+    facts("functions_v1.py", memo)
+    assert facts("functions_v2.py", memo) == facts("functions_v2.py")
+    # moved, Store.__init__ and the first `twice` are unchanged and were replayed; the others not
+    assert memo.replayed == 3
+
+
+def test_a_replayed_body_moves_its_lines_and_notes():
+    memo = BodyMemo()
+    before = facts("functions_v1.py", memo)
+    after = facts("functions_v2.py", memo)
+    (old,) = [s for s in before.statements if s.partial]
+    (new,) = [s for s in after.statements if s.partial]
+    assert new.line - old.line == 8 and new.partial == (f"line {new.line - 4}: for-else",)
+
+
+def test_the_same_text_in_another_class_is_walked_again():
+    memo = BodyMemo()
+    facts("functions_v1.py", memo)
+    reads = facts("functions_v2.py", memo).attribute_reads
+    assert [(r.class_scope, r.attribute) for r in reads] == [("Store", "limit"), ("NewName", "value")]
+
+
+def test_source_lines_number_lines_as_python_does():
+    text = "a = 1\x0c\nb = 2\r\nc = 3\rd = 4\n"
+    assert source_lines(text) == ["a = 1\x0c", "b = 2", "c = 3", "d = 4"]
+    tree = ast.parse(text)
+    assert [source_lines(text)[s.lineno - 1][0] for s in tree.body] == ["a", "b", "c", "d"]
+
+
+@pytest.mark.integration
+@pytest.mark.releases
+def test_every_file_vllm_changed_from_0260_to_0271_has_the_facts_of_a_fresh_walk():
+    old, new = (fetch_release(v, profile=VLLM, cache_dir=default_cache_dir()) for v in ("0.26.0", "0.27.1"))
+    changed = replayed = 0
+    for path in sorted(new.rglob("vllm/**/*.py")):
+        relative = path.relative_to(new).as_posix()
+        before, after = old / relative, path.read_bytes()
+        if not before.is_file() or before.read_bytes() == after:
+            continue
+        catalogued = relative.startswith("vllm/distributed/kv_transfer/")
+        memo = BodyMemo()
+        extract_file(source(relative, before.read_bytes()), catalogued, memo)
+        assert extract_file(source(relative, after), catalogued, memo) == extract_file(source(relative, after), catalogued), relative
+        changed, replayed = changed + 1, replayed + memo.replayed
+    assert changed > 500 and replayed > 10 * changed  # the memo did its work: most bodies were shared
+
+
+def source(path: str, data: bytes) -> SourceFile:
+    return SourceFile(path, data, blob_digest(data))
