@@ -25,7 +25,7 @@ from errscan.render import read_site, write_site
 from errscan.render.diff import FORMATS, format_diff
 from errscan.scan import ScanOptions
 from errscan.scope import Scope
-from errscan.sides import load_side
+from errscan.sides import load_sides
 from errscan.sources import open_source
 from errscan.sources.release import releases_between, sort_versions
 
@@ -163,10 +163,7 @@ def diff(old, new, git_dir, fmt, fail_on, repo, include, exclude, jobs, cache_di
     cache_dir = cache_dir or default_cache_dir()
     options, _ = _scan_options(repo, include, exclude, jobs, cache_dir, no_cache)
     progress = Progress(quiet=quiet)
-    sides = [
-        load_side(spec, git_dir=git_dir, profile=PROFILE, options=options, cache_dir=cache_dir, progress=progress, position=i)
-        for i, spec in enumerate((old, new), 1)
-    ]
+    sides = load_sides([old, new], git_dir=git_dir, profile=PROFILE, options=options, cache_dir=cache_dir, progress=progress)
     _report_corrupt_cache(options.cache)
     (old_label, old_catalog), (new_label, new_catalog) = sides
     result = diff_catalogs(old_catalog, new_catalog, old_label, new_label)

@@ -38,7 +38,15 @@ RELEASES_AT_ONCE = 4  # revisions scanned together: their files and graphs share
 
 
 def scan_revisions(revisions: list[Revision], options: ScanOptions, progress: Progress) -> Catalog:
-    """Scan each revision, oldest first; one catalog, with history when there are several.
+    """Scan each revision, oldest first; one catalog, with history when there are several."""
+    snapshots = scan_each(revisions, options, progress)
+    if len(snapshots) == 1:
+        return snapshots[0][1]
+    return build_history(_unique_labels(snapshots))
+
+
+def scan_each(revisions: list[Revision], options: ScanOptions, progress: Progress) -> list[tuple[ReleaseRef, Catalog]]:
+    """Each revision's catalog, named by its version when it has one, else as the user gave it.
 
     Revisions are scanned a few at a time with `scan_together`, so that a file they share is
     parsed once and their analyses run side by side."""
@@ -46,16 +54,12 @@ def scan_revisions(revisions: list[Revision], options: ScanOptions, progress: Pr
     for first in range(0, len(revisions), RELEASES_AT_ONCE):
         batch = revisions[first : first + RELEASES_AT_ONCE]
         snapshots += _scan_batch(batch, options, progress, first + 1, len(revisions))
-    if len(snapshots) == 1:
-        return snapshots[0][1]
-    return build_history(_unique_labels(snapshots))
+    return snapshots
 
 
-def scan_revision(
-    revision: Revision, options: ScanOptions, progress: Progress, position: int = 1, total: int = 1
-) -> tuple[ReleaseRef, Catalog]:
-    """One revision scanned, named by its version when it has one, else as the user gave it."""
-    return _scan_batch([revision], options, progress, position, total)[0]
+def scan_revision(revision: Revision, options: ScanOptions, progress: Progress) -> tuple[ReleaseRef, Catalog]:
+    """One revision scanned: see `scan_each`."""
+    return _scan_batch([revision], options, progress, 1, 1)[0]
 
 
 def _scan_batch(
