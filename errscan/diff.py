@@ -10,8 +10,9 @@ Errors are paired in three passes, each error at most once:
    that only moved lines keeps it.
 3. **Similarity**, for what is left. An old and a new error of the same kind (raise or assert)
    are candidates when both hold:
-   - *place*: the same path; or a renamed path (the old path is gone from NEW and the new path did
-     not exist in OLD); or the same function name (other than `<module>`);
+   - *place*: the same path; or a renamed path (the old path is gone from NEW, the new path did
+     not exist in OLD, and the two files have the same name or raise from a function of the same
+     name); or the same function name (other than `<module>`);
    - *content*: the same exception and either templates at least 50% alike word by word or the
      code around the raise (3 lines each side) at least 60% alike; or another exception with
      templates at least 90% alike.
@@ -164,16 +165,16 @@ def _candidates(
     """Pairs that pass the place rule, each once, with the first rule that let it through."""
     by_path: dict[str, list[ErrorSite]] = defaultdict(list)
     by_function: dict[str, list[ErrorSite]] = defaultdict(list)
-    renamed_to = [e for e in new if e.path not in old_paths]
     for e in new:
         by_path[e.path].append(e)
         if e.function != MODULE_SCOPE:
             by_function[e.function].append(e)
+    renamings = _renamings(old, new, old_paths, new_paths)
     for o in old:
         seen: set[str] = set()
         groups = [(by_path.get(o.path, []), "path")]
-        if o.path not in new_paths:
-            groups.append((renamed_to, "renamed-path"))
+        for target in renamings.get(o.path, ()):
+            groups.append((by_path[target], "renamed-path"))
         if o.function != MODULE_SCOPE:
             groups.append((by_function.get(o.function, []), "function"))
         for group, rule in groups:
@@ -181,6 +182,32 @@ def _candidates(
                 if n.id not in seen and n.kind == o.kind:
                     seen.add(n.id)
                     yield o, n, rule
+
+
+def _renamings(
+    old: list[ErrorSite], new: list[ErrorSite], old_paths: set[str], new_paths: set[str]
+) -> dict[str, list[str]]:
+    """Old path -> the new paths it may have been renamed to: it is gone, they are new, and a file
+    keeps something of itself: its name, or a function that raises. (Any gone file against any new
+    one would let unrelated errors with a few words in common pair.)"""
+    def functions(errors: list[ErrorSite], paths: set[str]) -> dict[str, set[str]]:
+        found: dict[str, set[str]] = defaultdict(set)
+        for e in errors:
+            if e.path in paths:
+                found[e.path].add(e.function)
+        return found
+
+    gone = functions(old, old_paths - new_paths)
+    arrived = functions(new, new_paths - old_paths)
+    renamings: dict[str, list[str]] = {}
+    for before, old_functions in gone.items():
+        kept = [
+            after for after, new_functions in sorted(arrived.items())
+            if after.rsplit("/", 1)[-1] == before.rsplit("/", 1)[-1] or (old_functions & new_functions) - {MODULE_SCOPE}
+        ]
+        if kept:
+            renamings[before] = kept
+    return renamings
 
 
 def _likeness(old: ErrorSite, new: ErrorSite) -> float | None:
