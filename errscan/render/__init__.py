@@ -106,12 +106,30 @@ def index_document(catalog: Catalog) -> dict[str, Any]:
     }
 
 
+@dataclasses.dataclass(frozen=True)
+class Pin:
+    """The commit (and release) an error's record, lines and links refer to."""
+
+    commit: str | None
+    version: str | None
+
+
+def pin_of(catalog: Catalog, error: ErrorSite) -> Pin:
+    """The site's commit, or, for an error no longer raised, that of the last release raising it:
+    its lines are that release's lines."""
+    if error.history is not None and error.history.removed_since is not None:
+        last = [state for state in error.history.releases if state.present][-1]
+        return Pin(last.commit, last.release)
+    return Pin(catalog.commit, catalog.version)
+
+
 def error_document(catalog: Catalog, error: ErrorSite) -> dict[str, Any]:
+    pin = pin_of(catalog, error)
     return {
         "schema_version": catalog.schema_version,
         "repo": catalog.repo,
-        "commit": catalog.commit,
-        "version": catalog.version,
+        "commit": pin.commit,
+        "version": pin.version,
         **to_dict(error),
     }
 
@@ -265,8 +283,10 @@ def error_context(catalog: Catalog, error: ErrorSite, related: list) -> dict[str
     """What error.html shows beyond the record itself: words, highlighted source, checks, links."""
     firing = explain.firing_condition(error)
     trigger = error.trigger
+    pin = pin_of(catalog, error)
     return {
         "error": error,
+        "pin": pin,
         "firing": firing,
         "excerpt_html": highlighted_excerpt(error),
         "check": explain.defensive_check(error, firing) if firing else None,
@@ -274,7 +294,7 @@ def error_context(catalog: Catalog, error: ErrorSite, related: list) -> dict[str
         "trigger_words": condition_words(trigger.condition, trigger.plain) if trigger and trigger.condition else None,
         "contributions": [(c, plain_words(c.condition)) for c in trigger.contributions] if trigger else [],
         "chains": [
-            (chain, [(step, github_url(catalog.repo, catalog.commit, step.path, step.line)) for step in chain.steps])
+            (chain, [(step, github_url(catalog.repo, pin.commit, step.path, step.line)) for step in chain.steps])
             for chain in (trigger.chains if trigger else ())
         ],
         "related": related,

@@ -82,6 +82,16 @@ def test_errors_no_longer_raised_keep_a_marked_page(site):
     assert "No longer raised since 2.0." in page
 
 
+def test_an_error_no_longer_raised_is_pinned_to_the_last_release_raising_it(site):
+    (dropped,) = index(site)["no_longer_raised"]
+    record = error_json(site, dropped["id"])
+    last = [s for s in record["history"]["releases"] if s["present"]][-1]
+    assert (record["commit"], record["version"]) == (last["commit"], "1.0") != (index(site)["commit"], "3.0")
+    page = (site / "errors" / dropped["id"] / "index.html").read_text()
+    assert f"pinned to {last['commit'][:10]}" in page and f"/blob/{last['commit']}/" in record["url"]
+    assert f"/tree/{last['commit']}" in page and f"/tree/{index(site)['commit']}\"" not in page
+
+
 def test_a_changed_id_leads_to_the_new_page(site):
     renamed = history_of(site, "pkg/new_name.py")
     (old_id,) = renamed["aliases"]
