@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -20,9 +23,25 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
+def new_folder(parent: Path, prefix: str) -> Path:
+    """A fresh folder in `parent` with the permissions a plain `mkdir` gives (the user's umask),
+    not the owner-only ones of a temporary folder: a site is read by web servers."""
+    folder = Path(tempfile.mkdtemp(dir=parent, prefix=prefix))
+    umask = os.umask(0)
+    os.umask(umask)
+    folder.chmod(0o777 & ~umask)
+    return folder
+
+
 def swap_in_folder(built: Path, target: Path) -> None:
-    """Put `built` where `target` is, replacing it; the old one is removed only once the new is in."""
-    if target.exists():
+    """Put `built` where `target` is, replacing it; the old one is removed only once the new is in.
+
+    Ctrl-C and SIGTERM wait until the swap and the clean-up are over, so that neither the old nor
+    the new folder is ever lost or left behind half-removed."""
+    with _signals_deferred():
+        if not target.exists():
+            os.replace(built, target)
+            return
         old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.old-"))
         try:
             os.replace(target, old / "site")
@@ -33,5 +52,16 @@ def swap_in_folder(built: Path, target: Path) -> None:
                 raise
         finally:
             shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(built, target)
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: nothing to defer with
+        yield
+        return
+    deferred = {signal.SIGINT, signal.SIGTERM}
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, deferred)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)

@@ -12,7 +12,6 @@ import json
 import os
 import pickle
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ from pygments.lexers import PythonLexer
 
 from errscan import __version__
 from errscan.errors import ErrscanError, UsageError
-from errscan.fsutil import swap_in_folder
+from errscan.fsutil import new_folder, swap_in_folder
 from errscan.model import Catalog, ErrorSite, catalog_from_dict, to_dict
 from errscan.analysis.plain import condition_words, plain_words
 from errscan.diff import knob_changes
@@ -152,7 +151,7 @@ def write_site(catalog: Catalog, out: Path, jobs: int = 0) -> None:
     build = None
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        build = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.build-"))
+        build = new_folder(out.parent, f".{out.name}.build-")
         _write_files(catalog, build, jobs or os.cpu_count() or 1)
         _write(build / ".errscan-build", fingerprint)  # last: a partial build never has it
         swap_in_folder(build, out)

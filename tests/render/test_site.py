@@ -231,3 +231,42 @@ def test_another_process_finds_the_same_fingerprint(tmp_path):
         if seed == "1":
             before = (out / "index.html").stat().st_mtime_ns
     assert (out / "index.html").stat().st_mtime_ns == before
+
+
+def test_the_site_folder_gets_the_permissions_of_a_plain_folder(catalog, tmp_path):
+    """Built in a temporary folder, the site must still be readable by a web server's user."""
+    import os
+
+    previous = os.umask(0o022)
+    try:
+        write_site(catalog, tmp_path / "site")
+    finally:
+        os.umask(previous)
+    assert (tmp_path / "site").stat().st_mode & 0o777 == 0o755
+
+
+def test_an_interrupt_during_the_swap_waits_until_both_folders_are_in_order(tmp_path, monkeypatch):
+    import os
+    import signal
+
+    from errscan import fsutil
+
+    old, built = tmp_path / "site", tmp_path / "built"
+    old.mkdir()
+    (old / "old.txt").write_text("old")
+    built.mkdir()
+    (built / "new.txt").write_text("new")
+    real_replace = os.replace
+    calls = []
+
+    def replace_then_interrupt(source, target):
+        calls.append(target)
+        real_replace(source, target)
+        if len(calls) == 1:  # between moving the old site aside and moving the new one in
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(fsutil.os, "replace", replace_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        fsutil.swap_in_folder(built, old)
+    assert (old / "new.txt").read_text() == "new" and len(calls) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # nothing left behind
