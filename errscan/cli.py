@@ -13,7 +13,7 @@ import click
 from errscan import __version__
 from errscan.cache import ScanCache, open_cache
 from errscan.cachedir import default_cache_dir
-from errscan.diff import diff_catalogs
+from errscan.diff import GATE_KINDS, diff_catalogs, kinds_found
 from errscan.errors import EXIT_DIFFERENCES, EXIT_FAILURE, EXIT_USAGE, ErrscanError, UsageError
 from errscan.history import Revision, scan_revisions
 from errscan.lookup import lookup as find_in_log
@@ -21,7 +21,7 @@ from errscan.lookup.output import as_json, as_text
 from errscan.model import Catalog
 from errscan.profiles.vllm import VLLM
 from errscan.progress import Progress
-from errscan.render import read_site, write_site
+from errscan.render import check_site_target, read_site, write_site
 from errscan.render.diff import FORMATS, format_diff
 from errscan.scan import ScanOptions
 from errscan.scope import Scope
@@ -104,6 +104,7 @@ def scan(src, commit, release, releases, repo, include, exclude, jobs, cache_dir
     Several --release or --commit values (or --releases A..B) make one site whose pages carry
     each error's history; the latest is the main content.
     """
+    check_site_target(out)  # before the scan, which can take minutes
     catalog = scan_source(src, commit, release, releases, repo, include, exclude, jobs, cache_dir, no_cache, quiet)
     write_site(catalog, out, jobs)
     if not quiet:
@@ -152,7 +153,7 @@ def lookup(text, site, src, commit, release, repo, include, exclude, jobs, cache
 @click.argument("new")
 @click.option("--git", "git_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="OLD and NEW are revisions of this git repository.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="text (colored on a terminal), markdown, or json.")
-@click.option("--fail-on", default="", metavar="KINDS", help=f"Exit with status {EXIT_DIFFERENCES} if any of these are found: comma-separated added, removed, changed.")
+@click.option("--fail-on", metavar="KINDS", help=f"Exit with status {EXIT_DIFFERENCES} if any of these are found: comma-separated added, removed, changed (beyond moved lines), moved (lines alone).")
 @_decorator(_SCAN_OPTIONS)
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
 def diff(old, new, git_dir, fmt, fail_on, repo, include, exclude, jobs, cache_dir, no_cache, quiet) -> None:
@@ -168,7 +169,7 @@ def diff(old, new, git_dir, fmt, fail_on, repo, include, exclude, jobs, cache_di
     (old_label, old_catalog), (new_label, new_catalog) = sides
     result = diff_catalogs(old_catalog, new_catalog, old_label, new_label)
     click.echo(format_diff(result, fmt, color=fmt == "text" and sys.stdout.isatty()), nl=False)
-    if any(getattr(result, gate) for gate in gates):
+    if kinds_found(result) & gates:
         sys.exit(EXIT_DIFFERENCES)
 
 
@@ -202,12 +203,14 @@ def _revisions(src, commits, releases, release_range, cache_dir: Path) -> list[R
     ]
 
 
-def _fail_on(text: str) -> list[str]:
-    kinds = [k.strip() for k in text.split(",") if k.strip()]
-    unknown = [k for k in kinds if k not in ("added", "removed", "changed")]
+def _fail_on(text: str | None) -> set[str]:
+    if text is None:
+        return set()
+    kinds = [k.strip() for k in text.split(",")]
+    unknown = [k for k in kinds if k not in GATE_KINDS]
     if unknown:
-        raise click.BadParameter(f"unknown kind {unknown[0]!r}; expected added, removed, changed", param_hint="--fail-on")
-    return kinds
+        raise click.BadParameter(f"unknown kind {unknown[0]!r}; expected {', '.join(GATE_KINDS)}", param_hint="--fail-on")
+    return set(kinds)
 
 
 def _report_corrupt_cache(cache: ScanCache | None) -> None:
@@ -242,7 +245,7 @@ def summary_line(catalog, out: Path) -> str:
 def main() -> None:
     """Entry point: every expected failure is one line on stderr with its exit status."""
     # A terminated scan unwinds like an interrupted one, so its worker processes are stopped too.
-    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         cli.main(standalone_mode=False)
     except ErrscanError as exc:
@@ -262,6 +265,11 @@ def main() -> None:
         click.echo(f"errscan: internal error: {type(exc).__name__}: {exc} (ERRSCAN_DEBUG=1 shows the traceback)", err=True)
         sys.exit(EXIT_FAILURE)
     sys.exit(0)
+
+
+def _terminated(number: int, frame: object) -> None:
+    click.echo("errscan: terminated", err=True)
+    sys.exit(128 + number)
 
 
 assert EXIT_USAGE == click.UsageError.exit_code  # click's usage errors and ours share status 2

@@ -299,6 +299,16 @@ def headline(diff: CatalogDiff) -> str:
     )
 
 
+GATE_KINDS = ("added", "removed", "changed", "moved")
+
+
+def kinds_found(diff: CatalogDiff) -> set[str]:
+    """What `--fail-on` gates on: `changed` are changes beyond moved lines, `moved` the moves alone."""
+    worth, moved = split_changes(diff)
+    found = {"added": diff.added, "removed": diff.removed, "changed": worth, "moved": moved}
+    return {kind for kind, entries in found.items() if entries}
+
+
 def split_changes(diff: CatalogDiff) -> tuple[list[ErrorChange], list[ErrorChange]]:
     """(changes worth reading, changes that only moved lines), so moves do not drown the rest."""
     moved = [c for c in diff.changed if _moved_only(c)]

@@ -82,12 +82,13 @@ def test_unparsable_file_is_reported_and_skipped(tmp_path):
     assert "1 raises" in done.stdout and "1 parse failures" in done.stdout
 
 
-def test_an_out_folder_that_cannot_be_made_is_one_line_and_leaves_nothing(tmp_path):
+def test_an_out_folder_that_cannot_be_made_is_a_usage_error_before_the_scan(tmp_path):
     (tmp_path / "a-file").write_text("not a folder")
-    done = run_cli("scan", str(MINIREPO), "--out", str(tmp_path / "a-file" / "site"), "--no-cache")
-    assert done.returncode == 1
+    cache = tmp_path / "cache"
+    done = run_cli("scan", str(MINIREPO), "--out", str(tmp_path / "a-file" / "site"), "--cache-dir", str(cache))
+    assert done.returncode == 2
     assert done.stderr.startswith("errscan: cannot write the site to ") and done.stderr.count("\n") == 1
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]  # not even the cache was opened
 
 
 def test_a_cache_folder_that_cannot_be_made_is_a_usage_error(tmp_path):

@@ -139,11 +139,7 @@ def write_site(catalog: Catalog, out: Path, jobs: int = 0) -> None:
     Error pages are written by `jobs` processes (0: one per core); each page depends only on the
     catalog, so the files are the same whatever `jobs` is.
     """
-    if out.exists() and any(out.iterdir()) and not (out / "api" / "index.json").is_file():
-        raise UsageError(f"refusing to replace {out}: it is not empty and not an errscan site")
-    if os.path.ismount(out):
-        # The site is swapped in by renaming folders, and a mount point cannot be renamed.
-        raise UsageError(f"cannot replace {out}: it is a mount point; give --out a folder inside it")
+    check_site_target(out)
     fingerprint = build_fingerprint(catalog)
     stamp = out / ".errscan-build"
     if stamp.is_file() and stamp.read_text("utf-8") == fingerprint:
@@ -160,6 +156,22 @@ def write_site(catalog: Catalog, out: Path, jobs: int = 0) -> None:
     finally:
         if build is not None:
             shutil.rmtree(build, ignore_errors=True)  # gone already when it was swapped in
+
+
+def check_site_target(out: Path) -> None:
+    """Raise UsageError unless a site can be written to `out`: checked before a long scan too."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"cannot write the site to {out}: it is a file")
+    if out.is_dir() and any(out.iterdir()) and not (out / "api" / "index.json").is_file():
+        raise UsageError(f"refusing to replace {out}: it is not empty and not an errscan site")
+    if os.path.ismount(out):
+        # The site is swapped in by renaming folders, and a mount point cannot be renamed.
+        raise UsageError(f"cannot replace {out}: it is a mount point; give --out a folder inside it")
+    try:  # the site is built beside `out`: try making a folder there
+        out.absolute().parent.mkdir(parents=True, exist_ok=True)
+        new_folder(out.absolute().parent, f".{out.name}.probe-").rmdir()
+    except OSError as exc:
+        raise UsageError(f"cannot write the site to {out}: {exc.strerror or exc}") from exc
 
 
 def build_fingerprint(catalog: Catalog) -> str:

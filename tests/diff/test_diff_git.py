@@ -110,10 +110,11 @@ def test_fail_on_sets_the_status_only_for_kinds_found(repo, tmp_path, kinds, sta
     assert diff(repo, tmp_path, "--fail-on", kinds).returncode == status
 
 
-def test_fail_on_rejects_unknown_kinds(repo, tmp_path):
-    done = diff(repo, tmp_path, "--fail-on", "moved")
+@pytest.mark.parametrize("kinds", ["renamed", "", "added,"])
+def test_fail_on_rejects_unknown_or_empty_kinds(repo, tmp_path, kinds):
+    done = diff(repo, tmp_path, "--fail-on", kinds)
     assert done.returncode == EXIT_USAGE
-    assert done.stderr.startswith("errscan: ") and "moved" in done.stderr
+    assert done.stderr.startswith("errscan: ") and "unknown kind" in done.stderr
 
 
 def test_unknown_revision_is_one_usage_line(repo, tmp_path):

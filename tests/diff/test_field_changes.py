@@ -48,3 +48,13 @@ def test_text_and_markdown_show_the_knobs_that_came_and_went():
     diff = diff_matched((old,), (new,), [Match(old, new, "id")], "1.0", "2.0")
     assert "knobs: + config_field KVTransferConfig.kv_role, - env VLLM_OLD\n" in format_diff(diff, "text")
     assert "knobs: + `config_field KVTransferConfig.kv_role`, - `env VLLM_OLD`\n" in format_diff(diff, "markdown")
+
+
+def test_fail_on_changed_ignores_errors_that_only_moved_lines():
+    from errscan.diff import Match, diff_matched, kinds_found
+
+    error = site()
+    moved = dataclasses.replace(error, line=error.line + 5, end_line=error.end_line + 5)
+    reworded = dataclasses.replace(error, message=error.message + " now")
+    assert kinds_found(diff_matched((error,), (moved,), [Match(error, moved, "id")], "1", "2")) == {"moved"}
+    assert kinds_found(diff_matched((error,), (reworded,), [Match(error, reworded, "id")], "1", "2")) == {"changed"}
