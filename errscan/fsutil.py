@@ -6,6 +6,7 @@ import os
 import shutil
 import signal
 import tempfile
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -56,12 +57,16 @@ def swap_in_folder(built: Path, target: Path) -> None:
 
 @contextmanager
 def _signals_deferred() -> Iterator[None]:
-    if not hasattr(signal, "pthread_sigmask"):  # Windows: nothing to defer with
+    """Ctrl-C and SIGTERM are noted, then handled as usual on leaving (only the main thread may)."""
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    deferred = {signal.SIGINT, signal.SIGTERM}
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, deferred)
+    received: list[int] = []
+    handlers = {number: signal.signal(number, lambda n, _: received.append(n)) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+        if received:
+            signal.raise_signal(received[0])

@@ -6,7 +6,8 @@ Evidence, strongest first (the sort key of a candidate):
    that function raising that exception (lines move between releases, functions rarely do);
 2. the message, by the rule of errscan.match.score_message: exact > truncated > fuzzy;
 3. the logged exception's class name agrees with the site's;
-4. the rule's score.
+4. the rule's score;
+5. the site is still raised (a history site also holds errors no longer raised).
 A candidate is `confident` when the frame or the message's literal text pins it, the logged
 exception agrees (when the log names one), nothing else ranks equal, and the traceback, if any,
 ends in the candidate's file or (other release) in an uncatalogued file inside the scope: a
@@ -47,19 +48,22 @@ class CatalogMatcher:
 
     def __init__(self, catalog: Catalog):
         self.catalog = catalog
+        # Errors no longer raised are looked up too (logs come from old releases as well); a
+        # current error ranks first where the two fit alike.
+        self.errors = catalog.errors + catalog.retired
         self._compiled: dict[str, CompiledTemplate] = {}
-        for error in catalog.errors:
+        for error in self.errors:
             if error.message not in self._compiled:
                 self._compiled[error.message] = compile_template(error.message)
-        self._paths = sorted({error.path for error in catalog.errors}, key=len, reverse=True)
-        self._roots = sorted({error.path.split("/", 1)[0] for error in catalog.errors})
+        self._paths = sorted({error.path for error in self.errors}, key=len, reverse=True)
+        self._roots = sorted({error.path.split("/", 1)[0] for error in self.errors})
         self._scope = Scope(catalog.include, catalog.exclude)
 
     def find(self, logged: LoggedError) -> Finding:
         framed, raised_outside, frame_path = self._frame_sites(logged)
         readings = logged.readings()
         scored: list[tuple[tuple, Candidate]] = []
-        for error in self.catalog.errors:
+        for error in self.errors:
             compiled = self._compiled[error.message]
             is_framed = error.id in framed
             match = _best_match(compiled, readings) if compiled.literal_chars else None
@@ -67,7 +71,8 @@ class CatalogMatcher:
                 continue
             agrees = bool(logged.exception) and _short(error.exception) == logged.short_exception
             elsewhere = raised_outside or (frame_path is not None and error.path != frame_path)
-            key = (is_framed, RULE_RANK[match.rule] if match else 0, agrees, match.score if match else 0.0)
+            current = error.history is None or error.history.removed_since is None
+            key = (is_framed, RULE_RANK[match.rule] if match else 0, agrees, match.score if match else 0.0, current)
             candidate = Candidate(
                 error=error,
                 rule=match.rule if match else "frame",
@@ -100,7 +105,7 @@ class CatalogMatcher:
         if path is None:
             return set(), not self._in_scope(frame.path), None
         in_function = [
-            e for e in self.catalog.errors if e.path == path and _short(e.function) == frame.function
+            e for e in self.errors if e.path == path and _short(e.function) == frame.function
         ]
         on_line = {e.id for e in in_function if e.line <= frame.line <= e.end_line}
         if on_line:

@@ -210,11 +210,12 @@ def read_site(root: Path) -> Catalog:
         raise UsageError(f"not an errscan site: {root} (no api/index.json)")
     try:
         index = json.loads(index_file.read_text(encoding="utf-8"))
-        errors = [
-            json.loads((root / "api" / "errors" / f"{entry['id']}.json").read_text(encoding="utf-8"))
-            for entry in index["errors"]
-        ]
-        return catalog_from_dict({**index, "errors": errors})
+
+        def records(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            return [json.loads((root / "api" / "errors" / f"{e['id']}.json").read_text(encoding="utf-8")) for e in entries]
+
+        retired = records(index.get("no_longer_raised", []))
+        return catalog_from_dict({**index, "errors": records(index["errors"]), "retired": retired})
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ErrscanError(f"cannot read the site at {root}: {type(exc).__name__}: {exc}") from exc
 

@@ -43,6 +43,7 @@ def search_entry(error: ErrorSite) -> dict[str, Any]:
         "end_line": error.end_line,
         "function": error.function,
         "connectors": connectors_of(error),
+        "removed_since": error.history.removed_since if error.history is not None else None,
         "pattern": compiled.pattern,
         "prefix_pattern": compiled.prefix_pattern,
         "literal_chars": compiled.literal_chars,
@@ -59,14 +60,15 @@ def manifest(catalog: Catalog, chunks: int) -> dict[str, Any]:
         "repo": catalog.repo,
         "commit": catalog.commit,
         "version": catalog.version,
-        "total": len(catalog.errors),
+        "total": len(catalog.errors) + len(catalog.retired),
         "chunks": chunks,
     }
 
 
 def index_scripts(catalog: Catalog) -> dict[str, str]:
-    """File name under `data/` -> script text: `manifest.js` and `errors-NNN.js` chunks."""
-    entries = [search_entry(e) for e in catalog.errors]
+    """File name under `data/` -> script text: `manifest.js` and `errors-NNN.js` chunks. Errors no
+    longer raised come last, so that a search finds them (logs come from old releases too)."""
+    entries = [search_entry(e) for e in catalog.errors + catalog.retired]
     chunks = [entries[i : i + CHUNK_SIZE] for i in range(0, len(entries), CHUNK_SIZE)]
     files = {"manifest.js": f"errscanManifest({script_json(manifest(catalog, len(chunks)))});\n"}
     for number, chunk in enumerate(chunks):

@@ -184,7 +184,8 @@ function rank(text, entries) {
   });
   results.sort(function (a, b) {
     return (b.framed - a.framed) || (a.catchAll - b.catchAll) || (RULE_RANK[b.rule] - RULE_RANK[a.rule]) || (b.classAgrees - a.classAgrees) ||
-      (b.score - a.score) || (a.entry.path < b.entry.path ? -1 : a.entry.path > b.entry.path ? 1 : a.entry.line - b.entry.line);
+      (b.score - a.score) || (!!a.entry.removed_since - !!b.entry.removed_since) ||
+      (a.entry.path < b.entry.path ? -1 : a.entry.path > b.entry.path ? 1 : a.entry.line - b.entry.line);
   });
   return results;
 }
@@ -228,7 +229,8 @@ function errscanSearch(root) {
       var item = element("li"), link = element("a", "", r.entry.exception + ": " + clip(title(r.entry), 240));
       link.href = root + "errors/" + r.entry.id + "/index.html";
       item.appendChild(link);
-      item.appendChild(element("div", "score", describe(r) + " \u00b7 " + r.entry.path + ":" + r.entry.line + " \u00b7 " + r.entry.function));
+      var gone = r.entry.removed_since ? " \u00b7 no longer raised since " + r.entry.removed_since : "";
+      item.appendChild(element("div", "score", describe(r) + " \u00b7 " + r.entry.path + ":" + r.entry.line + " \u00b7 " + r.entry.function + gone));
       list.appendChild(item);
     });
   }
@@ -260,7 +262,7 @@ function errscanBrowse(root) {
   }
 
   function keep(entry, f) {
-    return (!f.exception || entry.exception === f.exception) && (!f.kind || entry.kind === f.kind) &&
+    return !entry.removed_since && (!f.exception || entry.exception === f.exception) && (!f.kind || entry.kind === f.kind) &&
       (!f.connector || entry.connectors.indexOf(f.connector) >= 0);
   }
 

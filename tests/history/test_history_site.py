@@ -136,3 +136,19 @@ def test_every_json_file_of_a_history_site_validates(site):
     assert any(p.parent.name == "changes" for p in files) and index(site)["aliases"]
     for path in files:
         validator.validate(json.loads(path.read_text()))
+
+
+def test_lookup_and_search_find_an_error_no_longer_raised(site):
+    done = run_cli("lookup", "--site", str(site), "TypeError: dropped() needs a value", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    best = json.loads(done.stdout)[0]
+    assert (best["message"], best["removed_since"], best["confident"]) == ("dropped() needs a value", "2.0", True)
+    text = run_cli("lookup", "--site", str(site), "TypeError: dropped() needs a value").stdout
+    assert "  no longer raised since 2.0\n" in text
+    chunks = "".join(p.read_text() for p in sorted((site / "data").glob("errors-*.js")))
+    assert '"message":"dropped() needs a value"' in chunks and '"removed_since":"2.0"' in chunks
+
+
+def test_lookup_of_a_current_error_says_nothing_of_removal(site):
+    best = json.loads(run_cli("lookup", "--site", str(site), "no host to connect to", "--format", "json").stdout)[0]
+    assert best["removed_since"] is None
