@@ -130,7 +130,7 @@ def open_cache(root: Path) -> ScanCache:
             probe = tempfile.NamedTemporaryFile(dir=folder, prefix=".probe-")
             probe.close()
     except OSError as exc:
-        raise UsageError(f"cannot use the cache folder {root}: {exc.strerror or exc} (--no-cache scans without one)") from exc
+        raise UsageError(f"cannot use the cache folder {root}: {exc.strerror or exc} (--cache-dir chooses another folder; --no-cache scans without one)") from exc
     return cache
 
 

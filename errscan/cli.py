@@ -27,6 +27,7 @@ from errscan.scan import ScanOptions
 from errscan.scope import Scope
 from errscan.sides import load_sides
 from errscan.sources import open_source
+from errscan.sources.git import order_notes
 from errscan.sources.release import releases_between, sort_versions
 
 DEFAULT_SITE = Path("site")  # scan writes here, lookup reads here, unless told otherwise
@@ -84,7 +85,11 @@ def scan_source(
     cache_dir = cache_dir or default_cache_dir()
     options, scope = _scan_options(repo, include, exclude, jobs, cache_dir, no_cache)
     revisions = _revisions(src, commits, releases, release_range, cache_dir)
-    catalog = scan_revisions(revisions, options, Progress(quiet=quiet))
+    progress = Progress(quiet=quiet)
+    if src is not None and len(commits) > 1:
+        for note in order_notes(Path(src), list(dict.fromkeys(commits))):
+            progress.note(note)
+    catalog = scan_revisions(revisions, options, progress)
     for failure in catalog.summary.parse_failures:
         click.echo(f"{failure.path}:{failure.line}: {failure.reason}", err=True)
     _report_corrupt_cache(options.cache)
@@ -167,6 +172,9 @@ def diff(old, new, git_dir, fmt, fail_on, repo, include, exclude, jobs, cache_di
     sides = load_sides([old, new], git_dir=git_dir, profile=PROFILE, options=options, cache_dir=cache_dir, progress=progress)
     _report_corrupt_cache(options.cache)
     (old_label, old_catalog), (new_label, new_catalog) = sides
+    for spec, (_, catalog) in zip((old, new), sides):
+        if not catalog.summary.files_catalogued:
+            raise ErrscanError(f"no file of {spec} matches --include {' '.join(options.scope.include)}")
     result = diff_catalogs(old_catalog, new_catalog, old_label, new_label)
     click.echo(format_diff(result, fmt, color=fmt == "text" and sys.stdout.isatty()), nl=False)
     if kinds_found(result) & gates:

@@ -39,7 +39,7 @@ RELEASES_AT_ONCE = 4  # revisions scanned together: their files and graphs share
 
 def scan_revisions(revisions: list[Revision], options: ScanOptions, progress: Progress) -> Catalog:
     """Scan each revision, oldest first; one catalog, with history when there are several."""
-    snapshots = scan_each(revisions, options, progress)
+    snapshots = _first_of_each_commit(revisions, scan_each(revisions, options, progress), progress)
     if len(snapshots) == 1:
         return snapshots[0][1]
     return build_history(_unique_labels(snapshots))
@@ -156,6 +156,22 @@ def _aliases(lineages: list[dict[int, ErrorSite]], finals: list[ErrorSite], page
                 if error.id not in held or held[error.id][0] < position:
                     held[error.id] = (position, final.id)
     return {alias: held[alias][1] for alias in sorted(held)}
+
+
+def _first_of_each_commit(
+    revisions: list[Revision], snapshots: list[tuple[ReleaseRef, Catalog]], progress: Progress
+) -> list[tuple[ReleaseRef, Catalog]]:
+    """One snapshot per commit: the same commit under two names (a tag and its sha) is one release."""
+    kept: dict[str, str] = {}  # commit -> the name it was first given as
+    unique = []
+    for revision, (ref, catalog) in zip(revisions, snapshots):
+        if ref.commit is not None and ref.commit in kept:
+            progress.note(f"{revision.name} is the same commit as {kept[ref.commit]}: read once")
+            continue
+        if ref.commit is not None:
+            kept[ref.commit] = revision.name
+        unique.append((ref, catalog))
+    return unique
 
 
 def _unique_labels(snapshots: list[tuple[ReleaseRef, Catalog]]) -> list[tuple[ReleaseRef, Catalog]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 from typing import Iterator
@@ -62,7 +63,7 @@ class GitSource:
         if data is not None:
             return profile.read_version(data.decode("utf-8", errors="replace")).version
         tag = _run(["describe", "--tags", "--exact-match", self.commit], self._top)
-        return tag.decode().strip().lstrip("v") if tag else None
+        return _TAG_PREFIX.sub("", tag.decode().strip()) if tag else None
 
     def files(self) -> Iterator[SourceFile]:
         """All blobs through one `git cat-file --batch` process."""
@@ -82,6 +83,20 @@ class GitSource:
                 raise SourceError(f"git object {sha} for {path} is a {kind.decode()}, not a blob")
             yield SourceFile(path, out[start:end], sha)
             pos = end + 1
+
+
+_TAG_PREFIX = re.compile(r"^v(?=\d)")  # v0.27.1 -> 0.27.1; "very-good" stays
+
+
+def order_notes(path: Path, revs: list[str]) -> list[str]:
+    """A note for each revision given after one of its descendants: history reads revisions in
+    the order given, oldest first, and would call the newer one's errors "no longer raised"."""
+    notes = []
+    for before, after in zip(revs, revs[1:]):
+        if _run(["merge-base", "--is-ancestor", after, before], path) is not None and \
+                _run(["merge-base", "--is-ancestor", before, after], path) is None:
+            notes.append(f"{after} is older than {before} but given after it: revisions are read in the order given, oldest first")
+    return notes
 
 
 def _run(args: list[str], cwd: Path) -> bytes | None:

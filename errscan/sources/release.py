@@ -27,23 +27,40 @@ def fetch_release(version: str, *, profile: Profile, cache_dir: Path) -> Path:
     """The folder holding the release's package source, fetched and unpacked on first use."""
     if not _VERSION.match(version):
         raise UsageError(f"not a release version: {version!r} (expected something like 0.27.1)")
-    target = cache_dir / "releases" / f"{profile.distribution}-{version}"
-    if (target / _COMPLETE).is_file():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".fetch-") as tmp:
-        wheel = _pip_download(f"{profile.distribution}=={version}", Path(tmp) / "wheel")
-        tree = Path(tmp) / "tree"
-        _unpack_python_files(wheel, tree, profile.package)
-        (tree / _COMPLETE).write_text(wheel.name + "\n")
-        try:
-            tree.rename(target)
-        except OSError:
-            # Another scan unpacked the same release meanwhile; theirs is as good as ours.
-            if not (target / _COMPLETE).is_file():
-                shutil.rmtree(target, ignore_errors=True)
+    releases = cache_dir / "releases"
+    asked = releases / f"{profile.distribution}-{version}"
+    if (asked / _COMPLETE).is_file():
+        return asked
+    try:
+        releases.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=releases, prefix=".fetch-") as tmp:
+            wheel = _pip_download(f"{profile.distribution}=={version}", Path(tmp) / "wheel")
+            # Named for the version pip chose: `==0.24` fetches 0.24.0, kept once as vllm-0.24.0.
+            target = releases / f"{profile.distribution}-{_wheel_version(wheel, version)}"
+            if (target / _COMPLETE).is_file():
+                return target
+            tree = Path(tmp) / "tree"
+            _unpack_python_files(wheel, tree, profile.package)
+            (tree / _COMPLETE).write_text(wheel.name + "\n")
+            try:
                 tree.rename(target)
+            except OSError:
+                # Another scan unpacked the same release meanwhile; theirs is as good as ours.
+                if not (target / _COMPLETE).is_file():
+                    shutil.rmtree(target, ignore_errors=True)
+                    tree.rename(target)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot unpack {profile.distribution}=={version} into {releases}: {exc.strerror or exc} "
+            "(--cache-dir chooses another folder)"
+        ) from exc
     return target
+
+
+def _wheel_version(wheel: Path, asked: str) -> str:
+    """The version in a wheel's file name (`vllm-0.24.0-cp38-abi3-...whl`)."""
+    parts = wheel.name.split("-")
+    return parts[1] if len(parts) >= 3 and _VERSION.match(parts[1]) else asked
 
 
 def _pip_download(requirement: str, dest: Path) -> Path:
@@ -87,12 +104,12 @@ def releases_between(first: str, last: str, *, profile: Profile) -> list[str]:
     if low > high:
         raise UsageError(f"empty release range {first}..{last}: {first} comes after {last}")
     listed = _listed_versions(profile.distribution)
-    for end in (first, last):
-        if end not in listed:
+    for end in (low, high):  # compared as versions: 0.25 is 0.25.0
+        if not any(_parse_version(v) == end for v in listed):
             raise UsageError(f"pip lists no release {profile.distribution}=={end}")
     chosen = [
         v for v in listed
-        if low <= _parse_version(v) <= high and (v in (first, last) or not _parse_version(v).is_prerelease)
+        if low <= _parse_version(v) <= high and (_parse_version(v) in (low, high) or not _parse_version(v).is_prerelease)
     ]
     return sorted(chosen, key=_parse_version)
 

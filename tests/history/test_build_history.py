@@ -46,3 +46,16 @@ def test_a_file_renamed_and_back_keeps_one_page_and_the_other_id_as_alias(catalo
 
 def test_history_catalog_survives_json(catalog):
     assert catalog_from_dict(to_dict(catalog)) == catalog
+
+
+def test_one_commit_given_under_two_names_is_read_once(tmp_path):
+    import io
+
+    repo = build_git_history(tmp_path, "v1", "v2")
+    options = ScanOptions(repo="o/r", scope=Scope(("pkg/**",)), jobs=1)
+    names = ("1.0", "2.0", "HEAD")  # HEAD is 2.0
+    revisions = [Revision(name, lambda name=name: GitSource(repo, name, VLLM)) for name in names]
+    stream = io.StringIO()
+    catalog = scan_revisions(revisions, options, Progress(stream))
+    assert [r.label for r in catalog.releases] == ["1.0", "2.0"]
+    assert stream.getvalue() == "note: HEAD is the same commit as 2.0: read once\n"

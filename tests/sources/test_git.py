@@ -52,6 +52,20 @@ def test_tag_resolves_to_full_sha_and_version(repo):
     assert len(source.commit) == 40 and source.version == "1.0"
 
 
+def test_only_a_v_before_a_digit_is_dropped_from_a_tag(repo):
+    git(repo, "tag", "very-good", "HEAD")
+    assert open_git(repo, "very-good").version == "very-good"
+
+
+def test_revisions_given_newest_first_get_a_note(repo):
+    from errscan.sources.git import order_notes
+
+    assert order_notes(repo, ["v1.0", "HEAD"]) == []
+    assert order_notes(repo, ["HEAD", "v1.0"]) == [
+        "v1.0 is older than HEAD but given after it: revisions are read in the order given, oldest first"
+    ]
+
+
 def test_head_ignores_the_work_tree(repo):
     paths = {f.path for f in open_git(repo, "HEAD").files()}
     assert paths == {"vllm/__init__.py", "vllm/new.py"}

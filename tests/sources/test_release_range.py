@@ -22,6 +22,34 @@ def test_range_is_inclusive_sorted_and_leaves_out_prereleases(listed):
     assert release.releases_between("0.8.5.post1", "0.10.0", profile=VLLM) == ["0.8.5.post1", "0.9.0", "0.9.1", "0.9.2", "0.10.0"]
 
 
+def test_ends_compare_as_versions(listed):
+    assert release.releases_between("0.9", "0.10", profile=VLLM) == ["0.9.0", "0.9.1", "0.9.2", "0.10.0"]
+
+
+def test_a_fetched_release_is_kept_under_the_version_pip_chose(tmp_path, monkeypatch):
+    """`vllm==0.24` fetches 0.24.0: kept once, as vllm-0.24.0, whichever spelling asked for it."""
+    import zipfile
+
+    def download(requirement, dest):
+        dest.mkdir(parents=True)
+        wheel = dest / "vllm-0.24.0-cp38-abi3-manylinux1_x86_64.whl"
+        with zipfile.ZipFile(wheel, "w") as archive:
+            archive.writestr("vllm/__init__.py", "")
+        return wheel
+
+    monkeypatch.setattr(release, "_pip_download", download)
+    short = release.fetch_release("0.24", profile=VLLM, cache_dir=tmp_path)
+    full = release.fetch_release("0.24.0", profile=VLLM, cache_dir=tmp_path)
+    assert short == full == tmp_path / "releases" / "vllm-0.24.0"
+    assert sorted(p.name for p in (tmp_path / "releases").iterdir()) == ["vllm-0.24.0"]
+
+
+def test_a_cache_folder_that_cannot_hold_releases_is_a_usage_error(tmp_path):
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(UsageError, match="cannot unpack vllm==0.24.0 into .*--cache-dir chooses another folder"):
+        release.fetch_release("0.24.0", profile=VLLM, cache_dir=tmp_path / "a-file")
+
+
 def test_a_prerelease_named_as_an_end_is_kept(listed):
     assert release.releases_between("0.9.1rc1", "0.9.1", profile=VLLM) == ["0.9.1rc1", "0.9.1"]
 
