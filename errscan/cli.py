@@ -175,6 +175,11 @@ def diff(old, new, git_dir, fmt, fail_on, repo, include, exclude, jobs, cache_di
     for spec, (_, catalog) in zip((old, new), sides):
         if not catalog.summary.files_catalogued:
             raise ErrscanError(f"no file of {spec} matches --include {' '.join(options.scope.include)}")
+    if (old_catalog.include, old_catalog.exclude) != (new_catalog.include, new_catalog.exclude):
+        progress.note(
+            f"the sides catalogue different files ({_scope_text(old_catalog)} against {_scope_text(new_catalog)}): "
+            "errors outside one side's scope show as added or removed"
+        )
     result = diff_catalogs(old_catalog, new_catalog, old_label, new_label)
     click.echo(format_diff(result, fmt, color=fmt == "text" and sys.stdout.isatty()), nl=False)
     if kinds_found(result) & gates:
@@ -209,6 +214,11 @@ def _revisions(src, commits, releases, release_range, cache_dir: Path) -> list[R
         Revision(rev, partial(open_source, src, profile=PROFILE, commit=rev, cache_dir=cache_dir))
         for rev in dict.fromkeys(commits)
     ]
+
+
+def _scope_text(catalog: Catalog) -> str:
+    excluded = f" --exclude {' '.join(catalog.exclude)}" if catalog.exclude else ""
+    return f"--include {' '.join(catalog.include)}{excluded}"
 
 
 def _fail_on(text: str | None) -> set[str]:

@@ -19,9 +19,10 @@ class Progress:
         """A scan begins; the line is overwritten when it ends."""
         self._write(f"\r\033[K[{position}/{total}] {label}: scanning…")
 
-    def finish(self, label: str, position: int, total: int, files: int, cached: int) -> None:
-        """One line per finished scan: files parsed versus taken from the cache."""
-        self._write(f"\r\033[K[{position}/{total}] {label}: {files} files, {files - cached} parsed, {cached} from cache\n")
+    def finish(self, label: str, position: int, total: int, files: int, reused: int) -> None:
+        """One line per finished scan: files parsed versus reused (from the cache, or read for an
+        earlier revision of this run)."""
+        self._write(f"\r\033[K[{position}/{total}] {label}: {files} files, {files - reused} parsed, {reused} reused\n")
 
     def note(self, text: str) -> None:
         """Something the user should know about what was read: shown even off a terminal."""

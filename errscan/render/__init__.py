@@ -24,7 +24,7 @@ from pygments.lexers import PythonLexer
 from errscan import __version__
 from errscan.errors import ErrscanError, UsageError
 from errscan.fsutil import new_folder, swap_in_folder
-from errscan.model import Catalog, ErrorSite, catalog_from_dict, to_dict
+from errscan.model import SCHEMA_VERSION, Catalog, ErrorSite, catalog_from_dict, to_dict
 from errscan.analysis.plain import condition_words, plain_words
 from errscan.diff import knob_changes
 from errscan.match import split_template
@@ -210,6 +210,9 @@ def read_site(root: Path) -> Catalog:
         raise UsageError(f"not an errscan site: {root} (no api/index.json)")
     try:
         index = json.loads(index_file.read_text(encoding="utf-8"))
+        schema = index.get("schema_version") if isinstance(index, dict) else None
+        if schema != SCHEMA_VERSION:
+            raise UsageError(f"cannot read the site at {root}: its api/ has schema version {schema}, this errscan reads {SCHEMA_VERSION}")
 
         def records(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
             return [json.loads((root / "api" / "errors" / f"{e['id']}.json").read_text(encoding="utf-8")) for e in entries]

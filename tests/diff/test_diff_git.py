@@ -141,6 +141,27 @@ def test_sites_diff_like_the_revisions_they_were_built_from(repo, tmp_path):
     from_sites = run_cli("diff", str(sites[0]), str(sites[1] / "api" / "index.json"), "--format", "json")
     assert from_sites.returncode == 0, from_sites.stderr
     assert json.loads(from_sites.stdout) == from_git
+    assert from_sites.stderr == ""
+
+
+def test_sites_of_different_scopes_get_a_note_and_a_newer_schema_is_refused(repo, tmp_path):
+    sites = []
+    for include in ("pkg/**", "pkg/moved_raise.py"):
+        out = tmp_path / f"site-{len(sites)}"
+        done = run_cli("scan", str(repo), "--commit", "2.0", "--include", include, "--out", str(out), "--no-cache", "-q")
+        assert done.returncode == 0, done.stderr
+        sites.append(out)
+    done = run_cli("diff", str(sites[0]), str(sites[1]))
+    assert done.returncode == 0
+    assert done.stderr == (
+        "note: the sides catalogue different files (--include pkg/** against --include pkg/moved_raise.py): "
+        "errors outside one side's scope show as added or removed\n"
+    )
+    index = sites[1] / "api" / "index.json"
+    index.write_text(index.read_text().replace('"schema_version": 1', '"schema_version": 999', 1))
+    done = run_cli("diff", str(sites[0]), str(sites[1]))
+    assert done.returncode == EXIT_USAGE
+    assert done.stderr == f"errscan: cannot read the site at {sites[1]}: its api/ has schema version 999, this errscan reads 1\n"
 
 
 def test_text_is_colored_for_a_terminal(repo, tmp_path):

@@ -34,8 +34,8 @@ def test_a_terminal_sees_each_release_with_parsed_and_cached_counts(tmp_path):
     scan_twice(tmp_path, Progress(stream))
     finished = [line.rsplit("\r\033[K", 1)[-1] for line in stream.getvalue().split("\n")[:-1]]
     n = len(list((FIXTURES / "patterns").glob("*.py")))
-    assert finished == [f"[1/2] first: {n} files, {n} parsed, 0 from cache",
-                        f"[2/2] second: {n} files, 0 parsed, {n} from cache"]
+    assert finished == [f"[1/2] first: {n} files, {n} parsed, 0 reused",
+                        f"[2/2] second: {n} files, 0 parsed, {n} reused"]
     assert "[2/2] second: scanning…" in stream.getvalue()
 
 
