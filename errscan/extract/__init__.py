@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from errscan.extract.ast_sites import extract_ast_sites
-from errscan.extract.facts import SITE_KINDS, BodyMemo, ModuleFacts, collect_facts
+from errscan.extract.facts import SITE_KINDS, BodyMemo, ModuleFacts, collect_facts, collect_facts_reusing
 from errscan.extract.lines import source_lines
 from errscan.extract.names import is_package, module_name
 from errscan.extract.sites import RawSite, extract_sites
@@ -54,6 +54,12 @@ def _extract(source: SourceFile, catalogued: bool, libcst_failure: str | None, m
         text = decode_source(source.data)
     except (SyntaxError, UnicodeDecodeError) as exc:
         return _failed(source, _decode_failure(source, exc))
+    lines = source_lines(text)
+    module, package = module_name(source.path), is_package(source.path)
+    if memo is not None and not catalogued:  # a catalogued file's sites need its whole tree
+        known = collect_facts_reusing(text, lines, module, package, memo)
+        if known is not None:
+            return FileResult(source.path, source.digest, (), known, (), 0, None)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SyntaxWarning)
@@ -61,8 +67,7 @@ def _extract(source: SourceFile, catalogued: bool, libcst_failure: str | None, m
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
         line = getattr(exc, "lineno", None) or 1
         return _failed(source, ParseFailure(source.path, line, f"syntax error: {getattr(exc, 'msg', exc)}"))
-    lines = source_lines(text)
-    facts = collect_facts(tree, module_name(source.path), is_package(source.path), lines, memo)
+    facts = collect_facts(tree, module, package, lines, memo)
     if not catalogued:
         return FileResult(source.path, source.digest, (), facts, (), 0, None)
     if not any(s.kind in SITE_KINDS for s in facts.statements):

@@ -9,6 +9,7 @@ call, return, `append` and raise/assert statement carries its path condition wit
 from __future__ import annotations
 
 import ast
+import warnings
 from collections import Counter
 from dataclasses import dataclass, replace
 
@@ -163,17 +164,34 @@ class _Body:
     imports: tuple[tuple[str, str, str], ...]  # (scope, local, target) bound in the body
 
 
+@dataclass(frozen=True)
+class _Statement:
+    """A top-level `def` or `class` as walked: its facts, and what it read of the module around it
+    (whether module-level code binds each name its decorators, defaults or bases pass along)."""
+
+    line: int  # of its first line, decorators included
+    name: str
+    facts: dict[str, tuple]
+    imports: tuple[tuple[str, str, str], ...]
+    module_reads: tuple[tuple[str, bool], ...]
+
+
 class BodyMemo:
-    """Function bodies walked already, by their source text, for the versions of one file.
+    """Function bodies and top-level statements walked already, by their source text, for the
+    versions of one file.
 
     Releases of a package share most functions even in the files they change. A function whose
     text, scope and enclosing class are unchanged has the same facts, moved by as many lines as it
     moved, because a body's facts depend on nothing outside it but those (its decorators and
-    defaults, which read the enclosing scope, are walked every time)."""
+    defaults, which read the enclosing scope, are walked every time). A whole top-level `def` or
+    `class` whose text is unchanged is not even parsed again (`collect_facts_reusing`), as long as
+    the module binds the names it read as it did."""
 
     def __init__(self) -> None:
         self.bodies: dict[_BodyKey, _Body] = {}
+        self.statements: dict[str, _Statement] = {}
         self.replayed = 0  # bodies not walked, for tests and benchmarks
+        self.reparsed = 0  # top-level statements neither parsed nor walked
 
 
 _MOVED_LISTS = ("functions", "classes", "calls", "returns", "appends", "statements")
@@ -198,6 +216,7 @@ class _FactCollector:
         self.lines = lines  # the source's lines, for the memo's keys
         self.memo = memo if lines is not None else None
         self.recording = False  # walking a body the memo will keep: its nested bodies are part of it
+        self.module_reads: list[tuple[str, bool]] | None = None  # set while a top-level statement is recorded
         self.bound_imports: list[tuple[str, str, str]] = []
         self.scopes = ScopeStack()
         self.imports: dict[str, dict[str, str]] = {}
@@ -240,7 +259,11 @@ class _FactCollector:
                     env[bound] = Binding(stmt.value, self.loop_depth > 0)
 
     def statement(self, stmt: ast.stmt, terms: Condition, env: Env, partial: tuple[str, ...]) -> None:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if isinstance(stmt, _Known):
+            self.replay_statement(stmt)
+        elif isinstance(stmt, _DEFINITIONS) and self.memo is not None and self.scopes.at_module:
+            self.remembered_statement(stmt)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.function(stmt)
         elif isinstance(stmt, ast.ClassDef):
             self.klass(stmt)
@@ -353,6 +376,8 @@ class _FactCollector:
             # A local's value is data (a function passed on is `self.run`, a module's name or an
             # import); `self`/`cls` are the exception, as their methods are what gets passed.
             aliased = any(text for text, _ in self.frame.aliases.get(head, ()))  # `cb = self.run`
+            if passed and self.module_reads is not None and self.scopes.at_module:
+                self.module_reads.append((head, head in self.frame.bound))
             if passed and (head not in self.frame.bound or aliased or (head in ("self", "cls") and "." in passed)):
                 through = tuple(self.expand(passed, ())) if aliased else ()
                 self.calls.append(CallFact(self.frame.scope, passed, node.lineno, terms, (), through, "reference"))
@@ -421,6 +446,29 @@ class _FactCollector:
         self.recording = False
         added = {name: tuple(getattr(self, name)[mark:]) for name, mark in marks.items()}
         self.memo.bodies[key] = _Body(node.lineno, added, tuple(self.bound_imports[imports_mark:]))
+
+    def remembered_statement(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
+        """Walk a top-level definition and keep what it made, for a later version to replay."""
+        assert self.memo is not None and self.lines is not None
+        marks = {name: len(getattr(self, name)) for name in _MOVED_LISTS + _KEPT_LISTS}
+        imports_mark = len(self.bound_imports)
+        self.module_reads = []
+        if isinstance(stmt, ast.ClassDef):
+            self.klass(stmt)
+        else:
+            self.function(stmt)
+        added = {name: tuple(getattr(self, name)[mark:]) for name, mark in marks.items()}
+        start = _first_line(stmt)
+        text = "\n".join(self.lines[start - 1 : stmt.end_lineno])
+        reads = tuple(dict.fromkeys(self.module_reads))
+        self.memo.statements[text] = _Statement(start, stmt.name, added, tuple(self.bound_imports[imports_mark:]), reads)
+        self.module_reads = None
+
+    def replay_statement(self, known: "_Known") -> None:
+        assert self.memo is not None
+        self.memo.reparsed += 1
+        self.local_defs.add(known.statement.name)
+        self.replay(_Body(known.statement.line, known.statement.facts, known.statement.imports), known.line - known.statement.line)
 
     def replay(self, body: _Body, delta: int) -> None:
         for name in _KEPT_LISTS:
@@ -518,6 +566,41 @@ class _FactCollector:
             self.local_defs.add(local)
 
 
+def _first_line(stmt: ast.stmt) -> int:
+    """A statement's first line: its first decorator's, if it has any."""
+    decorators = getattr(stmt, "decorator_list", None)
+    return min([stmt.lineno, *(d.lineno for d in decorators)]) if decorators else stmt.lineno
+
+
+def _definition_chunks(lines: list[str]) -> list[tuple[int, int]]:
+    """(first, last) line of each run of lines that may be a top-level `def` or `class`: from a
+    line starting one (or its decorators) at column 0 up to the last code line before the next
+    line of code at column 0. Only a guess from the text: `collect_facts_reusing` checks it."""
+    chunks: list[tuple[int, int]] = []
+    start = None  # of the chunk being read
+    header_seen = False  # its `def`/`class` line, after any decorators
+    last_code = 0
+    for number, line in enumerate(lines, 1):
+        head = line[:1]
+        # Indented, blank, a comment, or closing brackets (`) -> None:` of a long signature): never
+        # the start of a statement.
+        if not head or head in " \t#\x0c)]}":
+            if line.strip() and not line.lstrip().startswith("#"):
+                last_code = number
+            continue
+        if start is not None and not (not header_seen and line.startswith(_DEFINITION_STARTS)):
+            chunks.append((start, last_code))
+            start = None
+        if start is None and line.startswith(_DEFINITION_STARTS):
+            start, header_seen = number, False
+        if start is not None and not line.startswith("@"):
+            header_seen = True
+        last_code = number
+    if start is not None:
+        chunks.append((start, last_code))
+    return chunks
+
+
 def _moved(fact, delta: int):
     """A fact of a body that moved `delta` lines, as the walk at its new place would make it."""
     if isinstance(fact, StatementPosition):
@@ -598,7 +681,7 @@ def _bindings(node: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
             targets = [stmt.target]
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             targets = [item.optional_vars for item in stmt.items if item.optional_vars is not None]
-        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, _Known)):
             counts[stmt.name] += 1
             defined.add(stmt.name)
             continue
@@ -696,13 +779,69 @@ def _bound_names(target: ast.expr) -> list[str]:
     return []
 
 
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_DEFINITION_STARTS = ("def ", "async def ", "class ", "@")
+
+
+@dataclass(frozen=True)
+class _Known:
+    """Stands, in a module's body, for a top-level definition taken from the memo unparsed."""
+
+    line: int  # where it starts in this version
+    statement: _Statement
+
+    @property
+    def name(self) -> str:
+        return self.statement.name
+
+
+def collect_facts_reusing(text: str, lines: list[str], module: str, is_pkg: bool, memo: BodyMemo) -> ModuleFacts | None:
+    """The module's facts, parsing only what is not a top-level definition the memo holds from
+    another version: those lines are blanked out and their facts replayed. None when nothing is
+    known, or when the shortcut cannot be trusted (then parse the whole file): the rest must parse,
+    no statement of it may span a blanked definition (it would have been inside a string or
+    brackets), and the module must bind the names those definitions read as it did before.
+    """
+    known = [
+        (start, end, found) for start, end in _definition_chunks(lines)
+        if (found := memo.statements.get("\n".join(lines[start - 1 : end]))) is not None
+    ]
+    if not known:
+        return None
+    blanked = list(lines)
+    for start, end, _ in known:
+        blanked[start - 1 : end] = [""] * (end - start + 1)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse("\n".join(blanked))
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    for stmt in tree.body:
+        first, last = _first_line(stmt), stmt.end_lineno or stmt.lineno
+        if any(first <= end and start <= last for start, end, _ in known):
+            return None
+    markers = [_Known(start, found) for start, _, found in known]
+    tree.body = sorted([*tree.body, *markers], key=lambda s: s.line if isinstance(s, _Known) else _first_line(s))
+    once, bound = _bindings(tree)
+    if any((name in bound) != was for marker in markers for name, was in marker.statement.module_reads):
+        return None
+    return _collect(tree, module, is_pkg, lines, memo, _Frame("", once, bound, {}, {}))
+
+
 def collect_facts(
     tree: ast.Module, module: str, is_pkg: bool, lines: list[str] | None = None, memo: BodyMemo | None = None
 ) -> ModuleFacts:
     """The module's facts; with its source `lines` and a `memo` shared by versions of the same
     file, function bodies seen in another version are not walked again."""
+    return _collect(tree, module, is_pkg, lines, memo, _Frame("", *_bindings(tree), {}, {}))
+
+
+def _collect(
+    tree: ast.Module, module: str, is_pkg: bool, lines: list[str] | None, memo: BodyMemo | None, frame: _Frame
+) -> ModuleFacts:
     collector = _FactCollector(module, is_pkg, lines, memo)
-    collector.frame = _Frame("", *_bindings(tree), {}, {})
+    collector.frame = frame
     collector.block(tree.body, (), {}, ())
     return ModuleFacts(
         module=module,

@@ -10,7 +10,7 @@ from conftest import FIXTURES
 
 from errscan.cachedir import default_cache_dir
 from errscan.extract import extract_file
-from errscan.extract.facts import BodyMemo, collect_facts
+from errscan.extract.facts import BodyMemo, collect_facts, collect_facts_reusing
 from errscan.extract.lines import source_lines
 from errscan.profiles.vllm import VLLM
 from errscan.sources import SourceFile, blob_digest
@@ -59,7 +59,7 @@ def test_source_lines_number_lines_as_python_does():
 @pytest.mark.releases
 def test_every_file_vllm_changed_from_0260_to_0271_has_the_facts_of_a_fresh_walk():
     old, new = (fetch_release(v, profile=VLLM, cache_dir=default_cache_dir()) for v in ("0.26.0", "0.27.1"))
-    changed = replayed = 0
+    changed = replayed = reparsed = 0
     for path in sorted(new.rglob("vllm/**/*.py")):
         relative = path.relative_to(new).as_posix()
         before, after = old / relative, path.read_bytes()
@@ -69,9 +69,53 @@ def test_every_file_vllm_changed_from_0260_to_0271_has_the_facts_of_a_fresh_walk
         memo = BodyMemo()
         extract_file(source(relative, before.read_bytes()), catalogued, memo)
         assert extract_file(source(relative, after), catalogued, memo) == extract_file(source(relative, after), catalogued), relative
-        changed, replayed = changed + 1, replayed + memo.replayed
-    assert changed > 500 and replayed > 10 * changed  # the memo did its work: most bodies were shared
+        changed, replayed, reparsed = changed + 1, replayed + memo.replayed, reparsed + memo.reparsed
+    # The memo did its work: most definitions were not parsed again, and most bodies of the rest
+    # were not walked again.
+    assert changed > 500 and reparsed > 3 * changed and replayed + reparsed > 10 * changed
 
 
 def source(path: str, data: bytes) -> SourceFile:
     return SourceFile(path, data, blob_digest(data))
+
+
+def reusing(text: str, memo: BodyMemo):
+    return collect_facts_reusing(text, source_lines(text), "pkg.functions", False, memo)
+
+
+def fresh(text: str):
+    return collect_facts(ast.parse(text), "pkg.functions", False)
+
+
+def test_unchanged_top_level_definitions_are_neither_parsed_nor_walked_again():
+    memo = BodyMemo()
+    facts("functions_v1.py", memo)
+    text = (VERSIONS / "functions_v2.py").read_text()
+    assert reusing(text, memo) == fresh(text)
+    assert memo.reparsed == 2  # moved and the first twice; Store changed, NewName is new
+
+
+def test_a_definition_inside_a_string_is_not_taken_for_one():
+    memo = BodyMemo()
+    first = "def f(x):\n    return g(x)\n"
+    collect_facts(ast.parse(first), "pkg.functions", False, source_lines(first), memo)
+    quoted = 'SOURCE = """\n' + first + '"""\n'
+    assert reusing(quoted, memo) is None  # a statement spans the blanked lines: parse it all
+    assert reusing("x = 1\n\n" + first, memo) == fresh("x = 1\n\n" + first) and memo.reparsed == 1
+
+
+def test_a_definition_reading_a_module_name_bound_no_more_is_walked_again():
+    memo = BodyMemo()
+    before = "handler = make()\n\n@register(handler)\ndef f():\n    pass\n"
+    collect_facts(ast.parse(before), "pkg.functions", False, source_lines(before), memo)
+    after = "@register(handler)\ndef f():\n    pass\n"  # `handler` is now an import's name elsewhere, say
+    assert reusing(after, memo) is None
+    assert reusing("handler = other()\n" + after, memo) == fresh("handler = other()\n" + after)
+
+
+def test_a_long_signature_closing_at_column_0_is_one_definition():
+    memo = BodyMemo()
+    first = "def f(\n    a: int,\n) -> None:\n    g(a)\n"
+    collect_facts(ast.parse(first), "pkg.functions", False, source_lines(first), memo)
+    later = "import os\n\n\n" + first
+    assert reusing(later, memo) == fresh(later) and memo.reparsed == 1
