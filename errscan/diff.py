@@ -10,12 +10,15 @@ Errors are paired in three passes, each error at most once:
    that only moved lines keeps it.
 3. **Similarity**, for what is left. An old and a new error of the same kind (raise or assert)
    are candidates when both hold:
-   - *place*: the same path; or a renamed path (the old path is gone from NEW, the new path did
-     not exist in OLD, and the two files have the same name or raise from a function of the same
-     name); or the same function name (other than `<module>`);
-   - *content*: the same exception and either templates at least 50% alike word by word or the
-     code around the raise (3 lines each side) at least 60% alike; or another exception with
-     templates at least 90% alike.
+   - *place*: the same path; or a renamed path (the old file is gone from NEW, the new file was
+     not catalogued in OLD, and the two have the same name or raise from a function of the same
+     name); or the same function name (other than `<module>`); or, anywhere, the same exception
+     and the same template with at least 12 characters of literal text (a raise moved to another
+     file or class);
+   - *content*: the same exception and either templates at least 50% alike word by word with at
+     least 3 words in common, or the code around the raise (3 lines each side) at least 60%
+     alike; or another exception with templates at least 90% alike. An empty template is like no
+     other.
    Candidates pair best first by template likeness + code likeness + same function + same path,
    ties broken by ids, so the result does not depend on input order.
 
@@ -32,6 +35,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from errscan.extract.templates import normalize
+from errscan.match import split_template
 from errscan.model import (
     Catalog,
     CatalogDiff,
@@ -43,6 +47,8 @@ from errscan.model import (
 )
 
 TEMPLATE_ALIKE = 0.5
+TEMPLATE_WORDS_SHARED = 3  # and at least this many words in common: "X cannot be Y" is not enough
+SAME_TEMPLATE_LITERAL = 12  # literal characters a template needs to pair by itself anywhere
 CODE_ALIKE = 0.6
 TEMPLATE_ALIKE_OTHER_EXCEPTION = 0.9
 CODE_CONTEXT = 3  # lines each side of the raise compared for likeness
@@ -53,11 +59,12 @@ MODULE_SCOPE = "<module>"
 class Match:
     old: ErrorSite
     new: ErrorSite
-    rule: str  # "twin", "id", or the place rule that let the pair be compared: "path", "renamed-path", "function"
+    rule: str  # "twin", "id", or the place rule that let the pair be compared: "path", "renamed-path", "function", "message"
 
 
 def diff_catalogs(old: Catalog, new: Catalog, old_label: str, new_label: str) -> CatalogDiff:
-    return diff_matched(old.errors, new.errors, match_errors(old.errors, new.errors), old_label, new_label)
+    matches = match_errors(old.errors, new.errors, old.files, new.files)
+    return diff_matched(old.errors, new.errors, matches, old_label, new_label)
 
 
 def diff_matched(
@@ -85,12 +92,17 @@ def diff_matched(
     )
 
 
-def match_errors(old: Iterable[ErrorSite], new: Iterable[ErrorSite]) -> list[Match]:
-    """Pairs of the same error across two catalogs: twins, then ids, then similarity (see above)."""
+def match_errors(
+    old: Iterable[ErrorSite], new: Iterable[ErrorSite], old_files: Iterable[str] = (), new_files: Iterable[str] = ()
+) -> list[Match]:
+    """Pairs of the same error across two catalogs: twins, then ids, then similarity (see above).
+
+    `old_files` and `new_files` are the files each side catalogued (a catalog read from an older
+    site may not list them: then the files that hold an error stand in)."""
     old_by_id = {e.id: e for e in old}
     new_by_id = {e.id: e for e in new}
-    old_paths = {e.path for e in old_by_id.values()}
-    new_paths = {e.path for e in new_by_id.values()}
+    old_paths = set(old_files) or {e.path for e in old_by_id.values()}
+    new_paths = set(new_files) or {e.path for e in new_by_id.values()}
     matches = _best_first(_twin_candidates(old_by_id.values(), new_by_id.values()), set(), set())
     taken_old = {m.old.id for m in matches}
     taken_new = {m.new.id for m in matches}
@@ -165,10 +177,13 @@ def _candidates(
     """Pairs that pass the place rule, each once, with the first rule that let it through."""
     by_path: dict[str, list[ErrorSite]] = defaultdict(list)
     by_function: dict[str, list[ErrorSite]] = defaultdict(list)
+    by_message: dict[tuple[str, str], list[ErrorSite]] = defaultdict(list)
     for e in new:
         by_path[e.path].append(e)
         if e.function != MODULE_SCOPE:
             by_function[e.function].append(e)
+        if _literal_chars(e.message) >= SAME_TEMPLATE_LITERAL:
+            by_message[(_short_exception(e), normalize(e.message))].append(e)
     renamings = _renamings(old, new, old_paths, new_paths)
     for o in old:
         seen: set[str] = set()
@@ -177,6 +192,7 @@ def _candidates(
             groups.append((by_path[target], "renamed-path"))
         if o.function != MODULE_SCOPE:
             groups.append((by_function.get(o.function, []), "function"))
+        groups.append((by_message.get((_short_exception(o), normalize(o.message)), []), "message"))
         for group, rule in groups:
             for n in group:
                 if n.id not in seen and n.kind == o.kind:
@@ -197,7 +213,7 @@ def _renamings(
                 found[e.path].add(e.function)
         return found
 
-    gone = functions(old, old_paths - new_paths)
+    gone = functions(old, old_paths - new_paths)  # a file still catalogued in NEW was not renamed
     arrived = functions(new, new_paths - old_paths)
     renamings: dict[str, list[str]] = {}
     for before, old_functions in gone.items():
@@ -212,10 +228,11 @@ def _renamings(
 
 def _likeness(old: ErrorSite, new: ErrorSite) -> float | None:
     """The pairing score, or None when the content rule rejects the pair."""
-    template = _ratio(normalize(old.message).split(), normalize(new.message).split())
+    old_words, new_words = normalize(old.message).split(), normalize(new.message).split()
+    template, shared = _alike_words(old_words, new_words)
     code = _ratio(_code_around(old), _code_around(new))
     if _short_exception(old) == _short_exception(new):
-        if template < TEMPLATE_ALIKE and code < CODE_ALIKE:
+        if (template < TEMPLATE_ALIKE or shared < min(TEMPLATE_WORDS_SHARED, len(old_words))) and code < CODE_ALIKE:
             return None
     elif template < TEMPLATE_ALIKE_OTHER_EXCEPTION:
         return None
@@ -224,6 +241,19 @@ def _likeness(old: ErrorSite, new: ErrorSite) -> float | None:
 
 def _ratio(a: list[str], b: list[str]) -> float:
     return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+def _literal_chars(template: str) -> int:
+    return sum(len("".join(piece.text.split())) for piece in split_template(template) if not piece.is_field)
+
+
+def _alike_words(a: list[str], b: list[str]) -> tuple[float, int]:
+    """How alike two templates are word by word, and how many words they share; empty ones are
+    not alike at all (any two bare `raise NotImplementedError` would pair)."""
+    if not a or not b:
+        return 0.0, 0
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return matcher.ratio(), sum(block.size for block in matcher.get_matching_blocks())
 
 
 def _code_around(error: ErrorSite) -> list[str]:

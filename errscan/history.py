@@ -89,7 +89,7 @@ def build_history(snapshots: list[tuple[ReleaseRef, Catalog]]) -> Catalog:
         following: dict[str, int] = {}
         if position:
             previous_ref, previous = snapshots[position - 1]
-            matches = match_errors(previous.errors, catalog.errors)
+            matches = match_errors(previous.errors, catalog.errors, previous.files, catalog.files)
             changes.append(diff_matched(previous.errors, catalog.errors, matches, previous_ref.label, ref.label))
             for match in matches:
                 following[match.new.id] = current.pop(match.old.id)

@@ -243,6 +243,7 @@ class Catalog:
     retired: tuple[ErrorSite, ...] = ()  # errors an earlier release raised and the latest does not
     aliases: dict[str, str] = field(default_factory=dict, hash=False)  # earlier id -> current id
     changes: tuple[CatalogDiff, ...] = ()  # one per consecutive pair of releases
+    files: tuple[str, ...] = ()  # the catalogued files, so a diff can tell a file gone from one without errors
 
     def by_id(self) -> dict[str, ErrorSite]:
         return {e.id: e for e in self.errors}
@@ -315,6 +316,7 @@ def catalog_from_dict(data: dict[str, Any]) -> Catalog:
         retired=tuple(error_from_dict(e) for e in data.get("retired", ())),
         aliases=dict(data.get("aliases", {})),
         changes=tuple(diff_from_dict(d) for d in data.get("changes", ())),
+        files=tuple(data.get("files", ())),
     )
 
 

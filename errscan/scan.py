@@ -191,6 +191,7 @@ def _catalog(job: _CatalogJob, results: list[FileResult], options: ScanOptions, 
         errors=tuple(errors),
         summary=summary,
         callgraph=graph.callgraph_document(),
+        files=tuple(r.path for r in catalogued),
     )
     if store and job.entry is not None and options.cache is not None:
         options.cache.put_catalog(job.entry, catalog)

@@ -51,7 +51,9 @@ class _Worker(Generic[T, R]):
 
 def _serve(function: Callable[[T], R], conn: Connection) -> None:
     # Ctrl-C reaches the whole process group; the parent alone reports it and stops the workers.
+    # A SIGTERM to the group ends a worker at once, without the parent's "terminated" line.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     # What the worker inherited from its parent stays as it is: the collector need not scan it.
     gc.freeze()
     while True:

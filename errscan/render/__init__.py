@@ -99,6 +99,7 @@ def index_document(catalog: Catalog) -> dict[str, Any]:
         "version": catalog.version,
         "include": list(catalog.include),
         "exclude": list(catalog.exclude),
+        "files": list(catalog.files),
         "summary": _stable_summary(catalog),
         "errors": [{**{k: getattr(e, k) for k in INDEX_FIELDS}, "connectors": connectors_of(e)} for e in catalog.errors],
         **history_index_fields(catalog),

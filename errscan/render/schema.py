@@ -135,6 +135,7 @@ def api_schema() -> dict[str, Any]:
             **pin,
             "include": _STRINGS,
             "exclude": _STRINGS,
+            "files": _STRINGS,
             "summary": _record(
                 {
                     "files_read": _INT,
@@ -154,7 +155,7 @@ def api_schema() -> dict[str, Any]:
             "errors": {"type": "array", "items": _record(INDEX_ENTRY_FIELDS)},
             **_HISTORY_INDEX_FIELDS,
         },
-        optional=tuple(_HISTORY_INDEX_FIELDS),
+        optional=(*_HISTORY_INDEX_FIELDS, "files"),  # sites written before `files` was
     )
     defs["alias_document"] = _record({"schema_version": {"const": SCHEMA_VERSION}, "id": _STR, "alias_of": _STR})
     refs = {"type": "array", "items": _ref("error_ref")}
