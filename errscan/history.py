@@ -71,6 +71,8 @@ def _scan_batch(
         sources.append(revision.open())
         for note in sources[-1].notes:
             progress.note(note)
+    if len(revisions) > 1:
+        progress.start(", ".join(r.name for r in revisions), position, total, position + len(revisions) - 1)
     snapshots = []
     for offset, (revision, scanned) in enumerate(zip(revisions, scan_together(sources, options))):
         catalog, files = scanned.catalog, scanned.catalog.summary.files_read

@@ -156,6 +156,11 @@ class ErrorSite:
     def title(self) -> str:
         return self.message if self.message else self.exception
 
+    @property
+    def removed_since(self) -> str | None:
+        """The release since which it is no longer raised (an error of a history site's past)."""
+        return self.history.removed_since if self.history is not None else None
+
 
 @dataclass(frozen=True)
 class ParseFailure:

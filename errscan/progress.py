@@ -15,9 +15,11 @@ class Progress:
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = not quiet and self.stream.isatty()
 
-    def start(self, label: str, position: int, total: int) -> None:
-        """A scan begins; the line is overwritten when it ends."""
-        self._write(f"\r\033[K[{position}/{total}] {label}: scanning…")
+    def start(self, label: str, position: int, total: int, last: int | None = None) -> None:
+        """A scan begins (of positions `position` to `last`, scanned together); the line is
+        overwritten when it ends."""
+        positions = f"{position}-{last}" if last is not None and last != position else f"{position}"
+        self._write(f"\r\033[K[{positions}/{total}] {label}: scanning…")
 
     def finish(self, label: str, position: int, total: int, files: int, reused: int) -> None:
         """One line per finished scan: files parsed versus reused (from the cache, or read for an

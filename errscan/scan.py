@@ -76,31 +76,20 @@ def scan_together(sources: list[Source], options: ScanOptions) -> list[Scanned]:
         mark = time.perf_counter()
         results, parsed = extract_shared([read[i] for i in todo], options)
         timings = {"read": read_seconds, "extract": time.perf_counter() - mark}
-        jobs = [_CatalogJob(_Origin.of(sources[i]), entries[i], timings) for i in todo]
-        built = build_catalogs(jobs, results, options)
+        jobs = [_CatalogJob(sources[i].commit, sources[i].version, entries[i], timings) for i in todo]
+        built = _build_catalogs(jobs, results, options)
         scanned = [Scanned(catalog, 0) if catalog is not None else None for catalog in stored]
         for i, catalog, count in zip(todo, built, parsed):
             scanned[i] = Scanned(catalog, count)
-        if todo:  # what the caller holds on to is small: the facts go now, not at its next collection
-            del results, built
         return scanned  # type: ignore[return-value]  # every slot was filled
 
 
 @dataclass(frozen=True)
-class _Origin:
-    """Where a scan's files came from, as its catalog records it."""
+class _CatalogJob:
+    """What one source's catalog is made with, besides its files' results."""
 
     commit: str | None
     version: str | None
-
-    @classmethod
-    def of(cls, source: Source) -> "_Origin":
-        return cls(source.commit, source.version)
-
-
-@dataclass(frozen=True)
-class _CatalogJob:
-    origin: _Origin
     entry: Path | None  # the catalog's cache entry, None without a cache
     timings: dict[str, float]  # of the stages before the catalog's own
 
@@ -126,7 +115,7 @@ def _stored_catalog(entry: Path | None, files: int, options: ScanOptions) -> Cat
     return replace(cached, summary=replace(cached.summary, stage_seconds=seconds))
 
 
-def build_catalogs(jobs: list[_CatalogJob], results: list[list[FileResult]], options: ScanOptions) -> list[Catalog]:
+def _build_catalogs(jobs: list[_CatalogJob], results: list[list[FileResult]], options: ScanOptions) -> list[Catalog]:
     """Each job's catalog from its files' results: side by side in forked processes when there are
     several and cores to spare (a fork shares the results without copying them), else here."""
     processes = min(len(jobs), options.jobs or os.cpu_count() or 1)
@@ -153,7 +142,7 @@ def _catalog(job: _CatalogJob, results: list[FileResult], options: ScanOptions, 
     timings = dict(job.timings)
     started = time.perf_counter()
     index = PackageIndex([r.facts for r in results if r.facts is not None])
-    sites = list(_catalogue(results, index, options.repo, job.origin.commit))
+    sites = list(_catalogue(results, index, options.repo, job.commit))
     timings["catalog"] = time.perf_counter() - started
 
     mark = time.perf_counter()
@@ -184,8 +173,8 @@ def _catalog(job: _CatalogJob, results: list[FileResult], options: ScanOptions, 
     )
     catalog = Catalog(
         repo=options.repo,
-        commit=job.origin.commit,
-        version=job.origin.version,
+        commit=job.commit,
+        version=job.version,
         include=options.scope.include,
         exclude=options.scope.exclude,
         errors=tuple(errors),

@@ -57,7 +57,7 @@ def _extract(source: SourceFile, catalogued: bool, libcst_failure: str | None, m
     lines = source_lines(text)
     module, package = module_name(source.path), is_package(source.path)
     if memo is not None and not catalogued:  # a catalogued file's sites need its whole tree
-        known = collect_facts_reusing(text, lines, module, package, memo)
+        known = collect_facts_reusing(lines, module, package, memo)
         if known is not None:
             return FileResult(source.path, source.digest, (), known, (), 0, None)
     try:

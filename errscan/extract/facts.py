@@ -12,6 +12,7 @@ import ast
 import warnings
 from collections import Counter
 from dataclasses import dataclass, replace
+from typing import Callable
 
 from errscan.extract.conditions import (
     Binding, Condition, Env, Term, conjuncts, loop_term, make_term, negate, pseudo_term, unparse,
@@ -166,13 +167,12 @@ class _Body:
 
 @dataclass(frozen=True)
 class _Statement:
-    """A top-level `def` or `class` as walked: its facts, and what it read of the module around it
-    (whether module-level code binds each name its decorators, defaults or bases pass along)."""
+    """A top-level `def` or `class` as walked (its `line` the first, decorators included), and
+    what it read of the module around it: whether module-level code binds each name its
+    decorators, defaults or bases pass along."""
 
-    line: int  # of its first line, decorators included
+    walked: _Body
     name: str
-    facts: dict[str, tuple]
-    imports: tuple[tuple[str, str, str], ...]
     module_reads: tuple[tuple[str, bool], ...]
 
 
@@ -190,8 +190,8 @@ class BodyMemo:
     def __init__(self) -> None:
         self.bodies: dict[_BodyKey, _Body] = {}
         self.statements: dict[str, _Statement] = {}
-        self.replayed = 0  # bodies not walked, for tests and benchmarks
-        self.reparsed = 0  # top-level statements neither parsed nor walked
+        self.bodies_replayed = 0  # function bodies not walked again, for tests and benchmarks
+        self.statements_replayed = 0  # top-level definitions neither parsed nor walked again
 
 
 _MOVED_LISTS = ("functions", "classes", "calls", "returns", "appends", "statements")
@@ -436,39 +436,36 @@ class _FactCollector:
         key = (scope, self.class_stack[-1] if self.class_stack else None, text)
         known = self.memo.bodies.get(key)
         if known is not None:
-            self.memo.replayed += 1
+            self.memo.bodies_replayed += 1
             self.replay(known, node.lineno - known.line)
             return
-        marks = {name: len(getattr(self, name)) for name in _MOVED_LISTS + _KEPT_LISTS}
-        imports_mark = len(self.bound_imports)
         self.recording = True
-        self.body(node, scope, params)
+        self.memo.bodies[key] = self.walked(node.lineno, lambda: self.body(node, scope, params))
         self.recording = False
-        added = {name: tuple(getattr(self, name)[mark:]) for name, mark in marks.items()}
-        self.memo.bodies[key] = _Body(node.lineno, added, tuple(self.bound_imports[imports_mark:]))
 
     def remembered_statement(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
         """Walk a top-level definition and keep what it made, for a later version to replay."""
         assert self.memo is not None and self.lines is not None
+        self.module_reads = []
+        start = _first_line(stmt)
+        walked = self.walked(start, lambda: self.klass(stmt) if isinstance(stmt, ast.ClassDef) else self.function(stmt))
+        text = "\n".join(self.lines[start - 1 : stmt.end_lineno])
+        self.memo.statements[text] = _Statement(walked, stmt.name, tuple(dict.fromkeys(self.module_reads)))
+        self.module_reads = None
+
+    def walked(self, line: int, walk: Callable[[], None]) -> _Body:
+        """What `walk` adds to each list of facts and to the imports, as made at `line`."""
         marks = {name: len(getattr(self, name)) for name in _MOVED_LISTS + _KEPT_LISTS}
         imports_mark = len(self.bound_imports)
-        self.module_reads = []
-        if isinstance(stmt, ast.ClassDef):
-            self.klass(stmt)
-        else:
-            self.function(stmt)
+        walk()
         added = {name: tuple(getattr(self, name)[mark:]) for name, mark in marks.items()}
-        start = _first_line(stmt)
-        text = "\n".join(self.lines[start - 1 : stmt.end_lineno])
-        reads = tuple(dict.fromkeys(self.module_reads))
-        self.memo.statements[text] = _Statement(start, stmt.name, added, tuple(self.bound_imports[imports_mark:]), reads)
-        self.module_reads = None
+        return _Body(line, added, tuple(self.bound_imports[imports_mark:]))
 
     def replay_statement(self, known: "_Known") -> None:
         assert self.memo is not None
-        self.memo.reparsed += 1
-        self.local_defs.add(known.statement.name)
-        self.replay(_Body(known.statement.line, known.statement.facts, known.statement.imports), known.line - known.statement.line)
+        self.memo.statements_replayed += 1
+        self.local_defs.add(known.name)
+        self.replay(known.statement.walked, known.line - known.statement.walked.line)
 
     def replay(self, body: _Body, delta: int) -> None:
         for name in _KEPT_LISTS:
@@ -795,7 +792,7 @@ class _Known:
         return self.statement.name
 
 
-def collect_facts_reusing(text: str, lines: list[str], module: str, is_pkg: bool, memo: BodyMemo) -> ModuleFacts | None:
+def collect_facts_reusing(lines: list[str], module: str, is_pkg: bool, memo: BodyMemo) -> ModuleFacts | None:
     """The module's facts, parsing only what is not a top-level definition the memo holds from
     another version: those lines are blanked out and their facts replayed. None when nothing is
     known, or when the shortcut cannot be trusted (then parse the whole file): the rest must parse,

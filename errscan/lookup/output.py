@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 from errscan.lookup.rank import Candidate, Finding
-from errscan.model import ErrorSite
 from errscan.render import page_path
 
 
@@ -32,7 +31,7 @@ def as_records(findings: list[Finding]) -> list[dict[str, Any]]:
                     "bindings": candidate.bindings,
                     "url": error.url,
                     "page": page_path(error),
-                    "removed_since": removed_since(error),
+                    "removed_since": error.removed_since,
                     "input": {
                         "line": logged.line,
                         "exception": logged.exception,
@@ -66,8 +65,8 @@ def as_text(findings: list[Finding], site_prefix: str = "") -> str:
             f"  at {error.path}:{error.line} in {error.function}",
             f"  {error.url}",
         ]
-        if removed_since(error):
-            lines.append(f"  no longer raised since {removed_since(error)}")
+        if error.removed_since:
+            lines.append(f"  no longer raised since {error.removed_since}")
         if site_prefix is not None:  # a page exists only where a site was built
             lines.append(f"  page {site_prefix}{page_path(error)}")
         lines += [f"    {field} = {_one_line(value)}" for field, value in best.bindings.items()]
@@ -78,11 +77,6 @@ def as_text(findings: list[Finding], site_prefix: str = "") -> str:
             )
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + "\n"
-
-
-def removed_since(error: ErrorSite) -> str | None:
-    """The release since which a history site's error is no longer raised; None while it is."""
-    return error.history.removed_since if error.history is not None else None
 
 
 def _verdict(candidate: Candidate) -> str:

@@ -71,8 +71,7 @@ class CatalogMatcher:
                 continue
             agrees = bool(logged.exception) and _short(error.exception) == logged.short_exception
             elsewhere = raised_outside or (frame_path is not None and error.path != frame_path)
-            current = error.history is None or error.history.removed_since is None
-            key = (is_framed, RULE_RANK[match.rule] if match else 0, agrees, match.score if match else 0.0, current)
+            key = (is_framed, RULE_RANK[match.rule] if match else 0, agrees, match.score if match else 0.0, not error.removed_since)
             candidate = Candidate(
                 error=error,
                 rule=match.rule if match else "frame",

@@ -117,7 +117,7 @@ class Pin:
 def pin_of(catalog: Catalog, error: ErrorSite) -> Pin:
     """The site's commit, or, for an error no longer raised, that of the last release raising it:
     its lines are that release's lines."""
-    if error.history is not None and error.history.removed_since is not None:
+    if error.history is not None and error.removed_since is not None:  # history: for the type checker
         last = [state for state in error.history.releases if state.present][-1]
         return Pin(last.commit, last.release)
     return Pin(catalog.commit, catalog.version)

@@ -36,7 +36,7 @@ def history_index_fields(catalog: Catalog) -> dict[str, Any]:
         "aliases": dict(catalog.aliases),
         "no_longer_raised": [
             {"id": e.id, "exception": e.exception, "message": e.message, "path": e.path, "line": e.line,
-             "removed_since": e.history.removed_since if e.history else None}
+             "removed_since": e.removed_since}
             for e in catalog.retired
         ],
         "change_pages": [

@@ -43,7 +43,7 @@ def search_entry(error: ErrorSite) -> dict[str, Any]:
         "end_line": error.end_line,
         "function": error.function,
         "connectors": connectors_of(error),
-        "removed_since": error.history.removed_since if error.history is not None else None,
+        "removed_since": error.removed_since,
         "pattern": compiled.pattern,
         "prefix_pattern": compiled.prefix_pattern,
         "literal_chars": compiled.literal_chars,

@@ -29,7 +29,7 @@ def test_a_later_version_walked_with_the_memo_has_the_facts_of_a_fresh_walk():
     facts("functions_v1.py", memo)
     assert facts("functions_v2.py", memo) == facts("functions_v2.py")
     # moved, Store.__init__ and the first `twice` are unchanged and were replayed; the others not
-    assert memo.replayed == 3
+    assert memo.bodies_replayed == 3
 
 
 def test_a_replayed_body_moves_its_lines_and_notes():
@@ -59,7 +59,7 @@ def test_source_lines_number_lines_as_python_does():
 @pytest.mark.releases
 def test_every_file_vllm_changed_from_0260_to_0271_has_the_facts_of_a_fresh_walk():
     old, new = (fetch_release(v, profile=VLLM, cache_dir=default_cache_dir()) for v in ("0.26.0", "0.27.1"))
-    changed = replayed = reparsed = 0
+    changed = bodies = statements = 0
     for path in sorted(new.rglob("vllm/**/*.py")):
         relative = path.relative_to(new).as_posix()
         before, after = old / relative, path.read_bytes()
@@ -69,10 +69,10 @@ def test_every_file_vllm_changed_from_0260_to_0271_has_the_facts_of_a_fresh_walk
         memo = BodyMemo()
         extract_file(source(relative, before.read_bytes()), catalogued, memo)
         assert extract_file(source(relative, after), catalogued, memo) == extract_file(source(relative, after), catalogued), relative
-        changed, replayed, reparsed = changed + 1, replayed + memo.replayed, reparsed + memo.reparsed
+        changed, bodies, statements = changed + 1, bodies + memo.bodies_replayed, statements + memo.statements_replayed
     # The memo did its work: most definitions were not parsed again, and most bodies of the rest
     # were not walked again.
-    assert changed > 500 and reparsed > 3 * changed and replayed + reparsed > 10 * changed
+    assert changed > 500 and statements > 3 * changed and bodies + statements > 10 * changed
 
 
 def source(path: str, data: bytes) -> SourceFile:
@@ -80,7 +80,7 @@ def source(path: str, data: bytes) -> SourceFile:
 
 
 def reusing(text: str, memo: BodyMemo):
-    return collect_facts_reusing(text, source_lines(text), "pkg.functions", False, memo)
+    return collect_facts_reusing(source_lines(text), "pkg.functions", False, memo)
 
 
 def fresh(text: str):
@@ -92,7 +92,7 @@ def test_unchanged_top_level_definitions_are_neither_parsed_nor_walked_again():
     facts("functions_v1.py", memo)
     text = (VERSIONS / "functions_v2.py").read_text()
     assert reusing(text, memo) == fresh(text)
-    assert memo.reparsed == 2  # moved and the first twice; Store changed, NewName is new
+    assert memo.statements_replayed == 2  # moved and the first twice; Store changed, NewName is new
 
 
 def test_a_definition_inside_a_string_is_not_taken_for_one():
@@ -101,7 +101,7 @@ def test_a_definition_inside_a_string_is_not_taken_for_one():
     collect_facts(ast.parse(first), "pkg.functions", False, source_lines(first), memo)
     quoted = 'SOURCE = """\n' + first + '"""\n'
     assert reusing(quoted, memo) is None  # a statement spans the blanked lines: parse it all
-    assert reusing("x = 1\n\n" + first, memo) == fresh("x = 1\n\n" + first) and memo.reparsed == 1
+    assert reusing("x = 1\n\n" + first, memo) == fresh("x = 1\n\n" + first) and memo.statements_replayed == 1
 
 
 def test_a_definition_reading_a_module_name_bound_no_more_is_walked_again():
@@ -118,4 +118,4 @@ def test_a_long_signature_closing_at_column_0_is_one_definition():
     first = "def f(\n    a: int,\n) -> None:\n    g(a)\n"
     collect_facts(ast.parse(first), "pkg.functions", False, source_lines(first), memo)
     later = "import os\n\n\n" + first
-    assert reusing(later, memo) == fresh(later) and memo.reparsed == 1
+    assert reusing(later, memo) == fresh(later) and memo.statements_replayed == 1

@@ -36,7 +36,8 @@ def test_a_terminal_sees_each_release_with_parsed_and_cached_counts(tmp_path):
     n = len(list((FIXTURES / "patterns").glob("*.py")))
     assert finished == [f"[1/2] first: {n} files, {n} parsed, 0 reused",
                         f"[2/2] second: {n} files, 0 parsed, {n} reused"]
-    assert "[2/2] second: scanning…" in stream.getvalue()
+    assert "[2/2] second: scanning…" in stream.getvalue()  # while it is opened (a release: fetched)
+    assert "[1-2/2] first, second: scanning…" in stream.getvalue()  # then both together
 
 
 def test_a_pipe_or_quiet_gets_nothing(tmp_path):
