@@ -74,7 +74,7 @@ def _scan_batch(
     if len(revisions) > 1:
         progress.start(", ".join(r.name for r in revisions), position, total, position + len(revisions) - 1)
     snapshots = []
-    for offset, (revision, scanned) in enumerate(zip(revisions, scan_together(sources, options))):
+    for offset, (revision, scanned) in enumerate(zip(revisions, scan_together(sources, options, progress.parsing))):
         catalog, files = scanned.catalog, scanned.catalog.summary.files_read
         progress.finish(revision.name, position + offset, total, files, files - scanned.parsed)
         snapshots.append((ReleaseRef(catalog.version or revision.name, catalog.version, catalog.commit), catalog))

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from errscan.analysis import analyze
 from errscan.cache import ScanCache, encode, store_payload
@@ -56,13 +56,16 @@ class Scanned:
     parsed: int  # files parsed for this source; the others came from the cache or an earlier source
 
 
-def scan_together(sources: list[Source], options: ScanOptions) -> list[Scanned]:
+def scan_together(
+    sources: list[Source], options: ScanOptions, on_parsed: Callable[[int, int], None] | None = None
+) -> list[Scanned]:
     """Several sources (releases of one package, say) scanned as one job, in their order.
 
     A file they share is parsed once, for the first source that has it, in one pool run over all
     the files to parse, so that no core idles between sources. Then each source's whole-package
     analysis runs in a process of its own, side by side. A source whose very files were scanned
-    before with these options takes its catalog from the cache.
+    before with these options takes its catalog from the cache. `on_parsed(done, total)` follows
+    the parsing, for progress.
     """
     # The facts of a whole package are a great many small objects that all live until the end:
     # the cyclic collector would only rescan them, again and again.
@@ -74,7 +77,7 @@ def scan_together(sources: list[Source], options: ScanOptions) -> list[Scanned]:
         stored = [_stored_catalog(entry, len(files), options) for entry, files in zip(entries, read)]
         todo = [i for i, catalog in enumerate(stored) if catalog is None]
         mark = time.perf_counter()
-        results, parsed = extract_shared([read[i] for i in todo], options)
+        results, parsed = extract_shared([read[i] for i in todo], options, on_parsed)
         timings = {"read": read_seconds, "extract": time.perf_counter() - mark}
         jobs = [_CatalogJob(sources[i].commit, sources[i].version, entries[i], timings) for i in todo]
         built = _build_catalogs(jobs, results, options)
@@ -189,7 +192,7 @@ def _catalog(job: _CatalogJob, results: list[FileResult], options: ScanOptions, 
 
 def extract_all(
     files: list[SourceFile], scope: Scope, jobs: int, time_limit: float = FILE_TIME_LIMIT,
-    cache: ScanCache | None = None,
+    cache: ScanCache | None = None, on_parsed: Callable[[int], None] | None = None,
 ) -> list[FileResult]:
     """Extract every file over `jobs` processes (0: one per core); results in path order whatever `jobs`.
 
@@ -197,7 +200,8 @@ def extract_all(
     one `BodyMemo`: what they share is walked once. Each worker stores its results in `cache`
     itself, so that writing entries runs in parallel too. A file whose extraction overran
     `time_limit` seconds (per version) or killed its worker is extracted again from `ast` alone; one
-    that fails even so is reported and left out.
+    that fails even so is reported and left out. `on_parsed` is told how many files each finished
+    task held.
     """
     versions: dict[str, list[SourceFile]] = {}
     for f in files:
@@ -207,7 +211,8 @@ def extract_all(
     work = [_task(family, scope.catalogues(family[0].path), cache) for family in families]
     jobs = jobs or os.cpu_count() or 1
     most = max((len(family) for family in families), default=1)
-    outcomes = run_all(_extract_task, work, jobs, time_limit * most)
+    done = (lambda task: on_parsed(len(work[task].sources))) if on_parsed is not None else None
+    outcomes = run_all(_extract_task, work, jobs, time_limit * most, done)
     results: list[FileResult | bytes] = []
     for task, outcome in zip(work, outcomes):
         if not isinstance(outcome, TaskLost):
@@ -221,11 +226,12 @@ def extract_all(
 
 
 def extract_shared(
-    file_lists: list[tuple[SourceFile, ...]], options: ScanOptions
+    file_lists: list[tuple[SourceFile, ...]], options: ScanOptions, on_parsed: Callable[[int, int], None] | None = None
 ) -> tuple[list[list[FileResult]], list[int]]:
     """`extract_all` over several sources' files: each distinct file is taken from the cache or
     parsed once, whichever sources share it. Returns each source's results in path order, and how
-    many files were parsed for each (a parsed file counts for the first source that has it)."""
+    many files were parsed for each (a parsed file counts for the first source that has it).
+    `on_parsed(done, total)` follows the parsing."""
     scope, cache = options.scope, options.cache
     wanted: dict[tuple[str, str, bool], SourceFile] = {}
     for files in file_lists:
@@ -235,7 +241,14 @@ def extract_shared(
     stored = cache.stored(keys) if cache is not None else [False] * len(keys)
     # Parse what is missing before loading the rest: workers fork from a smaller heap.
     missing = [wanted[key] for key, found in zip(keys, stored) if not found]
-    made = extract_all(missing, scope, options.jobs, options.file_time_limit, cache)
+    count = [0]
+
+    def parsed_some(files: int) -> None:
+        count[0] += files
+        if on_parsed is not None:
+            on_parsed(count[0], len(missing))
+
+    made = extract_all(missing, scope, options.jobs, options.file_time_limit, cache, parsed_some)
     found: dict[tuple[str, str, bool], FileResult] = {(r.path, r.digest, scope.catalogues(r.path)): r for r in made}
     hits = {key: cache.get(*key) for key, present in zip(keys, stored) if present} if cache is not None else {}
     damaged = [wanted[key] for key, hit in hits.items() if hit is None]

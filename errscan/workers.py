@@ -69,11 +69,13 @@ def _serve(function: Callable[[T], R], conn: Connection) -> None:
 
 
 def run_all(
-    function: Callable[[T], R], items: Sequence[T], jobs: int, time_limit: float
+    function: Callable[[T], R], items: Sequence[T], jobs: int, time_limit: float,
+    on_done: Callable[[int], None] | None = None,
 ) -> list[R | TaskLost]:
     """`function` over `items` in up to `jobs` processes; results in the order of `items`.
 
-    `function` must be a module-level function, and items and results picklable.
+    `function` must be a module-level function, and items and results picklable. `on_done` is
+    told the position of each item as it finishes (or is lost), for progress.
     """
     results: list[R | TaskLost | None] = [None] * len(items)
     queue = deque(range(len(items)))
@@ -94,6 +96,7 @@ def run_all(
             for position, worker in enumerate(workers):
                 if worker.task is None:
                     continue
+                task = worker.task
                 lost = _collect(worker, results, time_limit)
                 if lost:
                     results[worker.task] = lost
@@ -101,6 +104,8 @@ def run_all(
                     worker = workers[position] = _Worker(function)
                 if worker.task is None:
                     feed(worker)  # at once: the other workers' results can be read meanwhile
+                    if on_done is not None:
+                        on_done(task)
     finally:
         for worker in workers:
             worker.stop()

@@ -25,6 +25,12 @@ def test_results_come_back_in_input_order_whatever_the_number_of_workers():
         assert run_all(behave, items, jobs, time_limit=60) == [i.upper() for i in items]
 
 
+def test_each_task_is_reported_done_once_lost_or_not():
+    done = []
+    run_all(behave, ["a", "crash", "b", "raise"], 2, time_limit=60, on_done=done.append)
+    assert sorted(done) == [0, 1, 2, 3]
+
+
 def test_a_task_that_overruns_is_lost_and_the_others_finish():
     results = run_all(behave, ["a", "hang", "b", "c"], 2, time_limit=1)
     assert results[0] == "A" and results[2:] == ["B", "C"]

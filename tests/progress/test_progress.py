@@ -38,6 +38,7 @@ def test_a_terminal_sees_each_release_with_parsed_and_cached_counts(tmp_path):
                         f"[2/2] second: {n} files, 0 parsed, {n} reused"]
     assert "[2/2] second: scanning…" in stream.getvalue()  # while it is opened (a release: fetched)
     assert "[1-2/2] first, second: scanning…" in stream.getvalue()  # then both together
+    assert f"[1-2/2] first, second: scanning… parsed {n} of {n} files" in stream.getvalue()
 
 
 def test_a_pipe_or_quiet_gets_nothing(tmp_path):
