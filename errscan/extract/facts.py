@@ -585,7 +585,8 @@ def _definition_chunks(lines: list[str]) -> list[tuple[int, int]]:
             if line.strip() and not line.lstrip().startswith("#"):
                 last_code = number
             continue
-        if start is not None and not (not header_seen and line.startswith(_DEFINITION_STARTS)):
+        decorated = start is not None and not header_seen and line.startswith(_DEFINITION_STARTS)
+        if start is not None and not decorated:  # code at column 0 ends the chunk being read
             chunks.append((start, last_code))
             start = None
         if start is None and line.startswith(_DEFINITION_STARTS):

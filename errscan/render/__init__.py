@@ -7,6 +7,7 @@ data/*.js (search and filter index), assets/ (one stylesheet, one script), api/ 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hashlib
 import json
 import os
@@ -168,9 +169,13 @@ def check_site_target(out: Path) -> None:
     if os.path.ismount(out):
         # The site is swapped in by renaming folders, and a mount point cannot be renamed.
         raise UsageError(f"cannot replace {out}: it is a mount point; give --out a folder inside it")
-    try:  # the site is built beside `out`: try making a folder there
-        out.absolute().parent.mkdir(parents=True, exist_ok=True)
-        new_folder(out.absolute().parent, f".{out.name}.probe-").rmdir()
+    # The site is built beside `out`: try making a folder where the first missing one would go
+    # (making nothing that a failed scan would leave behind).
+    existing = next(folder for folder in out.absolute().parents if folder.exists())
+    try:
+        if not existing.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
+        new_folder(existing, f".{out.name}.probe-").rmdir()
     except OSError as exc:
         raise UsageError(f"cannot write the site to {out}: {exc.strerror or exc}") from exc
 
