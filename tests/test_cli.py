@@ -91,6 +91,12 @@ def test_an_out_folder_that_cannot_be_made_is_a_usage_error_before_the_scan(tmp_
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]  # not even the cache was opened
 
 
+def test_a_failed_scan_leaves_no_folder_made_for_its_out(tmp_path):
+    done = run_cli("scan", str(MINIREPO), "--include", "nothing/**", "--out", str(tmp_path / "new" / "site"), "--no-cache")
+    assert done.returncode == 1 and "matches --include" in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_cache_folder_that_cannot_be_made_is_a_usage_error(tmp_path):
     (tmp_path / "a-file").write_text("not a folder")
     done = run_cli("scan", str(MINIREPO), "--out", str(tmp_path / "site"), "--cache-dir", str(tmp_path / "a-file" / "c"))
