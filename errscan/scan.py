@@ -293,7 +293,8 @@ def _task(
 
 
 def _extract_task(task: _Task) -> list[bytes]:
-    memo = BodyMemo()
+    # A memo serves only a later version of the file: with one version, keeping it is work lost.
+    memo = BodyMemo() if len(task.sources) > 1 else None
     payloads = []
     for source, entry in zip(task.sources, task.entries):
         if task.libcst_failure is None:

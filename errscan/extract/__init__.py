@@ -54,9 +54,10 @@ def _extract(source: SourceFile, catalogued: bool, libcst_failure: str | None, m
         text = decode_source(source.data)
     except (SyntaxError, UnicodeDecodeError) as exc:
         return _failed(source, _decode_failure(source, exc))
-    lines = source_lines(text)
+    lines = source_lines(text) if memo is not None or catalogued else None  # for memo keys, excerpts
     module, package = module_name(source.path), is_package(source.path)
-    if memo is not None and not catalogued:  # a catalogued file's sites need its whole tree
+    if memo is not None and memo.statements and not catalogued:
+        # (a catalogued file's sites need its whole tree)
         known = collect_facts_reusing(lines, module, package, memo)
         if known is not None:
             return FileResult(source.path, source.digest, (), known, (), 0, None)

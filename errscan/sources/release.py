@@ -103,15 +103,12 @@ def releases_between(first: str, last: str, *, profile: Profile) -> list[str]:
     low, high = _parse_version(first), _parse_version(last)
     if low > high:
         raise UsageError(f"empty release range {first}..{last}: {first} comes after {last}")
-    listed = _listed_versions(profile.distribution)
+    listed = {v: _parse_version(v) for v in _listed_versions(profile.distribution)}
     for end in (low, high):  # compared as versions: 0.25 is 0.25.0
-        if not any(_parse_version(v) == end for v in listed):
+        if end not in listed.values():
             raise UsageError(f"pip lists no release {profile.distribution}=={end}")
-    chosen = [
-        v for v in listed
-        if low <= _parse_version(v) <= high and (_parse_version(v) in (low, high) or not _parse_version(v).is_prerelease)
-    ]
-    return sorted(chosen, key=_parse_version)
+    chosen = [v for v, parsed in listed.items() if low <= parsed <= high and (parsed in (low, high) or not parsed.is_prerelease)]
+    return sorted(chosen, key=listed.__getitem__)
 
 
 def sort_versions(versions: list[str]) -> list[str]:
