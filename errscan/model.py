@@ -96,6 +96,36 @@ class Trigger:
 
 
 @dataclass(frozen=True)
+class Fix:
+    """One way to avoid an error: a setting and a value that rule its trigger out, or what to do."""
+
+    setting: str  # as the user writes it: "--mamba-cache-mode", "kv_connector_extra_config.enable_lookup"; "" when none
+    value: str | None  # as written on the command line or in JSON ("align", "1", "false"); None when not a value
+    text: str  # the whole advice, one or two sentences
+    carrier: str | None = None  # the JSON flag the setting is written in, e.g. "--kv-transfer-config"
+
+
+@dataclass(frozen=True)
+class Example:
+    """A command that reaches the error, and the same command with the first fix."""
+
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """The error in a user's terms, derived from its trigger: what it means and what to do."""
+
+    summary: str
+    kind: str  # configuration | environment | usage | internal | unreachable
+    when: str | None = None  # what the engine is doing, from the entry points that reach it
+    where: str | None = None  # which process
+    fixes: tuple[Fix, ...] = ()
+    example: Example | None = None
+
+
+@dataclass(frozen=True)
 class ReleaseRef:
     """One scanned release or git revision of a history, oldest first."""
 
@@ -150,6 +180,7 @@ class ErrorSite:
     assert_test: str | None = None  # an assert's test expression (the condition that must hold)
     docstring: str | None = None  # the enclosing function's docstring
     trigger: Trigger | None = None  # filled by the analysis stage
+    explanation: Explanation | None = None  # filled by the analysis stage
     history: History | None = None  # filled when several releases are scanned together
 
     @property
@@ -275,6 +306,18 @@ def error_from_dict(data: dict[str, Any]) -> ErrorSite:
             "excerpt": Excerpt(data["excerpt"]["start_line"], tuple(data["excerpt"]["lines"])),
             "trigger": _trigger_from_dict(data["trigger"]) if data.get("trigger") else None,
             "history": _history_from_dict(data["history"]) if data.get("history") else None,
+            "explanation": _explanation_from_dict(data["explanation"]) if data.get("explanation") else None,
+        }
+    )
+
+
+def _explanation_from_dict(data: dict[str, Any]) -> Explanation:
+    example = data.get("example")
+    return Explanation(
+        **{
+            **_known_fields(Explanation, data),
+            "fixes": tuple(Fix(**f) for f in data.get("fixes", ())),
+            "example": Example(**example) if example else None,
         }
     )
 

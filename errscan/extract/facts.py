@@ -38,6 +38,7 @@ class FieldFact:
     name: str
     annotation: str | None  # dotted, outer generic stripped: `list[X]` -> `list`
     default: str | None  # the default's source when it is a dotted name (`ParallelConfig.x`)
+    literal: str | None = None  # the default's source when it is a constant (`'none'`, `1`, `True`)
 
 
 @dataclass(frozen=True)
@@ -488,7 +489,8 @@ class _FactCollector:
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
                 default = _dotted(stmt.value) if stmt.value is not None else None
                 annotation = _dotted(_strip_generic(stmt.annotation))
-                fields.append(FieldFact(stmt.target.id, annotation, default))
+                literal = repr(stmt.value.value) if isinstance(stmt.value, ast.Constant) else None
+                fields.append(FieldFact(stmt.target.id, annotation, default, literal))
                 if annotation:
                     self.attribute_types.append(AttributeType(scope, stmt.target.id, annotation))
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
