@@ -103,6 +103,7 @@ class Fix:
     value: str | None  # as written on the command line or in JSON ("align", "1", "false"); None when not a value
     text: str  # the whole advice, one or two sentences
     carrier: str | None = None  # the JSON flag the setting is written in, e.g. "--kv-transfer-config"
+    others: tuple[tuple[str, str], ...] = ()  # further (setting, value) pairs the fix needs together with this one
 
 
 @dataclass(frozen=True)

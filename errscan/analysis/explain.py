@@ -44,7 +44,6 @@ class Setting:
     name: str  # as the user writes it
     carrier: str | None  # the JSON flag it is written in
     path: tuple[str, ...] = ()  # where in that flag's JSON document
-    alternatives: tuple[str, ...] = ()  # other ways to give it (a plugin's env variable or file)
     default: Value = None
 
 
@@ -55,6 +54,7 @@ class Way:
     condition: str
     settings: tuple[Setting, ...]
     stated: str = ""  # a condition on a setting that the message gives as the cause
+    part: str = ""  # the part of the message this way adds (accumulate-then-raise), "" for the whole
 
 
 class Explainer:
@@ -105,17 +105,16 @@ class Explainer:
         ways = []
         for _, deep, text in contributions:
             condition = f"({shared}) and ({deep})" if shared else deep
-            ways.append(self._way(condition, text, class_settings))
+            ways.append(self._way(condition, text, class_settings, part=True))
         return ways
 
-    def _way(self, condition: str, message: str, class_settings: dict[str, list[str]]) -> Way:
+    def _way(self, condition: str, message: str, class_settings: dict[str, list[str]], part: bool = False) -> Way:
         settings = self._settings_in(condition, class_settings)
         stated = self._stated(message)
         if stated is not None:
             setting, code = stated
-            settings = (*settings, setting)
-            return Way(condition, tuple(dict.fromkeys(settings)), code)
-        return Way(condition, settings)
+            return Way(condition, tuple(dict.fromkeys((*settings, setting))), code, message if part else "")
+        return Way(condition, settings, part=message if part else "")
 
     def _settings_in(self, condition: str, class_settings: dict[str, list[str]]) -> tuple[Setting, ...]:
         tree = parse_expression(condition)
@@ -143,7 +142,7 @@ class Explainer:
         default = _literal(written_default) if written_default is not None else None
         return Setting(
             ast.unparse(node), knob, spelling(knob, self.catalog), carrier(knob, self.catalog),
-            json_path(knob, self.catalog), alternatives(knob, self.catalog), default,
+            json_path(knob, self.catalog), default,
         )
 
     def _stated(self, message: str) -> tuple[Setting, str] | None:
@@ -168,13 +167,13 @@ class Explainer:
             for setting_choices in choices:
                 for setting, value in setting_choices:
                     if rules_out(condition, {setting.code: value}, earlier):
-                        return [self._fix(setting, value, way)]
+                        return [self._fix(((setting, value),), way)]
             if len(choices) > 1:
                 for combination in itertools.islice(itertools.product(*choices), MAX_COMBINATIONS):
                     if rules_out(condition, {s.code: v for s, v in combination}, earlier):
-                        return [self._fix(s, v, way) for s, v in combination]
+                        return [self._fix(combination, way)]
         phrases = [phrase_for(part, self.profile.vocabulary) for part in _parts(condition)]
-        return [Fix("", None, p.avoid) for p in phrases if p is not None and p.avoid][:1]
+        return [Fix("", None, _for_part(way) + p.avoid) for p in phrases if p is not None and p.avoid][:1]
 
     def _candidates(self, setting: Setting, condition: str, likely: bool, connectors: tuple[str, ...]) -> list[Value]:
         if setting.path == (self.profile.plugin_setting,) and connectors:
@@ -189,27 +188,15 @@ class Explainer:
             if "stale" not in knob.detail and not knob.name.startswith("--no-")
         )
 
-    def _fix(self, setting: Setting, value: Value, way: Way) -> Fix:
-        written = _written(value, setting)
-        if written == UNSET:
-            where = f" from `{setting.path[0]}`" if len(setting.path) > 1 else ""
-            inside = f" in `{setting.carrier}`" if setting.carrier else ""
-            key = f'"{setting.path[-1]}"' if setting.path else setting.name
-            action = f"Leave out `{key}`{where}{inside}"
-        elif setting.knob.kind == "cli_flag":
-            action = _flag_action(setting.name, value)
-        elif setting.knob.kind == "env":
-            action = f"Set the environment variable `{setting.name}={written}`"
-        elif setting.carrier:
-            key = setting.path[-1]
-            inside = f" under `{setting.path[0]}`" if len(setting.path) > 1 else ""
-            action = f'Set `"{key}": {_json_text(written)}`{inside} in `{setting.carrier}`'
-        else:
-            action = f"Set `{setting.name}` to `{written}`"
-        if setting.alternatives:
-            action += " (or " + ", or ".join(setting.alternatives) + ")"
-        because = " (the message names it as the cause)" if way.stated and setting.code in way.stated else ""
-        return Fix(setting.name, written, f"{action}{because}.", setting.carrier)
+    def _fix(self, assignment: tuple[tuple[Setting, Value], ...], way: Way) -> Fix:
+        """One fix: each setting of the assignment with its value (all of them together)."""
+        actions = [_action(setting, value, self.catalog) for setting, value in assignment]
+        text = actions[0] + "".join(f", and {a[0].lower()}{a[1:]}" for a in actions[1:])
+        if way.stated and any(setting.code in way.stated for setting, _ in assignment):
+            text += " (the message names it as the cause)"
+        (first, value), *rest = assignment
+        others = tuple((s.name, _written(v, s)) for s, v in rest)
+        return Fix(first.name, _written(value, first), f"{_for_part(way)}{text}.", first.carrier, others)
 
     # kind, phase, words
     def _kind(self, error: ErrorSite, own: Condition, ways: list[Way], fixes: tuple[Fix, ...]) -> str:
@@ -373,6 +360,36 @@ def _candidates(setting: Setting, condition: str, likely: bool) -> list[Value]:
         found = ([] if setting.default is None else [setting.default]) + constants
         return list(dict.fromkeys(found))  # None among them: leaving the setting unset
     return [False, True] if boolean else [1, 0]
+
+
+def _action(setting: Setting, value: Value, catalog: KnobCatalog) -> str:
+    written = _written(value, setting)
+    if written == UNSET:
+        where = f" from `{setting.path[0]}`" if len(setting.path) > 1 else ""
+        inside = f" in `{setting.carrier}`" if setting.carrier else ""
+        key = f'"{setting.path[-1]}"' if setting.path else setting.name
+        action = f"Leave out `{key}`{where}{inside}"
+    elif setting.knob.kind == "cli_flag":
+        action = _flag_action(setting.name, value)
+    elif setting.knob.kind == "env":
+        action = f"Set the environment variable `{setting.name}={written}`"
+    elif setting.carrier:
+        inside = f" under `{setting.path[0]}`" if len(setting.path) > 1 else ""
+        action = f'Set `"{setting.path[-1]}": {_json_text(written)}`{inside} in `{setting.carrier}`'
+    else:
+        action = f"Set `{setting.name}` to `{written}`"
+    others = alternatives(setting.knob, catalog, written)
+    if others:
+        action += " (or " + ", or ".join(others) + ")"
+    return action
+
+
+def _for_part(way: Way) -> str:
+    """Which part of the message a fix is for, when the message is built from several."""
+    if not way.part:
+        return ""
+    shown = re.sub(r"\{[^{}]*\}", "…", way.part)
+    return f"For “{shown}”: "
 
 
 def _failing_values(condition: str, settings: list[Setting]) -> dict[str, Value] | None:

@@ -139,16 +139,16 @@ def spelling(knob: Knob, catalog: KnobCatalog) -> str:
     return knob.name
 
 
-def alternatives(knob: Knob, catalog: KnobCatalog) -> tuple[str, ...]:
-    """Other ways to give a plugin package's setting: its environment variable, its config file."""
+def alternatives(knob: Knob, catalog: KnobCatalog, value: str) -> tuple[str, ...]:
+    """Other ways to give a plugin package's setting `value`: its environment variable, its file."""
     plugin = _plugin(knob, catalog)
     if plugin is None:
         return ()
     found = []
     if plugin.env_prefix:
-        found.append(f"the environment variable `{plugin.env_prefix}{knob.name.upper()}`")
+        found.append(f"`{plugin.env_prefix}{knob.name.upper()}={value}` in the environment")
     if plugin.file_env:
-        found.append(f"`{knob.name}` in the {plugin.package} config file that `{plugin.file_env}` names")
+        found.append(f"`{knob.name}: {value}` in the {plugin.package} config file that `{plugin.file_env}` names")
     return tuple(found)
 
 

@@ -26,7 +26,7 @@ from errscan import __version__
 from errscan.errors import ErrscanError, UsageError
 from errscan.fsutil import new_folder, swap_in_folder
 from errscan.model import SCHEMA_VERSION, Catalog, ErrorSite, catalog_from_dict, to_dict
-from errscan.analysis.plain import condition_words, plain_words
+from errscan.analysis.plain import plain_words
 from errscan.diff import knob_changes
 from errscan.match import split_template
 from errscan.render import browse, explain
@@ -60,6 +60,8 @@ def environment() -> jinja2.Environment:
     env.filters["inline_code"] = inline_code
     env.filters["knob_changes"] = knob_changes
     env.filters["template_pieces"] = split_template  # literal braces shown single, placeholders marked
+    env.filters["short_name"] = short_name
+    env.filters["basename"] = lambda path: path.rsplit("/", 1)[-1]
     return env
 
 
@@ -294,7 +296,7 @@ def _write_error_chunk(chunk: range) -> int:
     for position in chunk:
         error = errors[position]
         _write(root / "api" / "errors" / f"{error.id}.json", dump_json(error_document(catalog, error)))
-        related = [(by_id[r.id], r.reason) for r in (error.trigger.related if error.trigger else ()) if r.id in by_id]
+        related = ranked_related(error, [(by_id[r.id], r.reason) for r in (error.trigger.related if error.trigger else ()) if r.id in by_id])
         page = error_page.render(root="../../", **common, **error_context(catalog, error, related))
         _write(root / page_path(error), page)
     return len(chunk)
@@ -312,15 +314,52 @@ def error_context(catalog: Catalog, error: ErrorSite, related: list) -> dict[str
         "excerpt_html": highlighted_excerpt(error),
         "check": explain.defensive_check(error, firing) if firing else None,
         "solutions": list(trigger.solutions) if trigger else [],
-        "trigger_words": condition_words(trigger.condition, trigger.plain) if trigger and trigger.condition else None,
         "contributions": [(c, plain_words(c.condition)) for c in trigger.contributions] if trigger else [],
         "chains": [
             (chain, [(step, github_url(catalog.repo, pin.commit, step.path, step.line)) for step in chain.steps])
             for chain in (trigger.chains if trigger else ())
         ],
         "related": related,
-        "plain_words": plain_words,
+        "settings": user_settings(trigger.knobs) if trigger else [],
+        "kind_labels": KIND_LABELS,
     }
+
+
+KIND_LABELS = {
+    "configuration": "decided by settings", "environment": "environment", "usage": "bad request or input",
+    "internal": "internal check", "unreachable": "cannot fire",
+}
+RELATED_SHOWN = 5
+
+
+def ranked_related(error: ErrorSite, related: list[tuple[ErrorSite, str]]) -> list[tuple[ErrorSite, str]]:
+    """Those a reader of this page most likely meets too first: the same connector, the same phase."""
+    connectors = set(error.trigger.connectors) if error.trigger else set()
+    when = error.explanation.when if error.explanation else None
+
+    def rank(item: tuple[ErrorSite, str]) -> tuple[bool, bool]:
+        other = item[0]
+        shares = bool(connectors & set(other.trigger.connectors if other.trigger else ()))
+        same_phase = when is not None and other.explanation is not None and other.explanation.when == when
+        return (not shares, not same_phase)
+
+    return sorted(related, key=rank)[:RELATED_SHOWN]
+
+
+def user_settings(knobs) -> list[str]:
+    """The settings as users know them: a config field only where no flag of its own sets it."""
+    flagged = {k.detail[len("sets "):] for k in knobs if k.kind == "cli_flag" and k.detail.startswith("sets ")}
+    return list(dict.fromkeys(
+        k.name for k in knobs if k.kind != "connector" and not (k.kind == "config_field" and k.name in flagged)
+    ))
+
+
+def short_name(qualname: str) -> str:
+    """`pkg.module.Class.method` as `Class.method`, `pkg.module.function` as `function`."""
+    parts = qualname.split(".")
+    if len(parts) >= 2 and parts[-2][:1].isupper():
+        return ".".join(parts[-2:])
+    return parts[-1]
 
 
 def _write(path: Path, text: str) -> None:

@@ -27,7 +27,9 @@ def test_each_way_in_gets_its_own_fix(explained):
     store = explained["StoreConnector does not support"]
     assert store.kind == "configuration"
     assert ("--mamba-cache-mode", "align") in fixes(store)  # the message names the cause
-    assert ("--prefill-context-parallel-size", "1") in fixes(store) and ("--decode-context-parallel-size", "1") in fixes(store)
+    (both,) = [f for f in store.fixes if f.setting == "--prefill-context-parallel-size"]  # one alone cannot do it
+    assert both.value == "1" and both.others == (("--decode-context-parallel-size", "1"),)
+    assert both.text.startswith("For “PCP/DCP > 1 (pcp=…, dcp=…) with hybrid attention”: Pass")
     assert any("without cross-attention layers" in f.text for f in store.fixes)
     assert ("--block-size", "1") not in fixes(store)  # it cannot rule the Mamba clause out
 
