@@ -78,7 +78,7 @@ class Explainer:
         earlier = tuple(t.deep for t in terms if t.other_error and not t.pseudo)
         ways = self._ways(error, own, contributions, class_settings)
         when, where = self._phase(found)
-        subject = _subject(error)
+        subject = _subject(error, self.profile.title or self.profile.name)
         local = render(own, "deep")
         if local and satisfiable(local, *earlier) is False:
             why = "its condition contradicts itself or the checks before it"
@@ -89,7 +89,7 @@ class Explainer:
         kind = self._kind(error, own, ways, fixes)
         summary = self._summary(error, kind, ways, fixes, subject, when, class_settings)
         if kind == "internal":
-            fixes = (Fix("", None, _report(error, subject)),)
+            fixes = (Fix("", None, _report(error, subject, self.profile.title or self.profile.name)),)
         example = self._example(error, ways, fixes) if kind == "configuration" else None
         return Explanation(summary, kind, when, where, tuple(dict.fromkeys(fixes)), example)
 
@@ -172,7 +172,9 @@ class Explainer:
                 for combination in itertools.islice(itertools.product(*choices), MAX_COMBINATIONS):
                     if rules_out(condition, {s.code: v for s, v in combination}, earlier):
                         return [self._fix(combination, way)]
-        phrases = [phrase_for(part, self.profile.vocabulary) for part in _parts(condition)]
+        if not way.part:
+            return []  # a model property in vLLM's own branch (`if is_mla and shape != ...`) is no cause
+        phrases = [phrase_for(part, self.profile.vocabulary) for part in _positive_parts(way.condition)]
         return [Fix("", None, _for_part(way) + p.avoid) for p in phrases if p is not None and p.avoid][:1]
 
     def _candidates(self, setting: Setting, condition: str, likely: bool, connectors: tuple[str, ...]) -> list[Value]:
@@ -205,8 +207,8 @@ class Explainer:
             t.code.startswith("raises(") for t in own
         ):
             return "environment"
-        if fixes or any(way.settings for way in ways):
-            return "configuration"  # a model property alone only picks a branch of vLLM's own code
+        if fixes or any(_named_in(s, error) for way in ways for s in way.settings):
+            return "configuration"
         if "HTTPException" in names:
             return "usage"
         return "internal"
@@ -240,7 +242,7 @@ class Explainer:
         case = f" when {'; or when '.join(known)}" if known else ""
         return (
             f"An internal check of {subject} fails{timing}{case}{said}. "
-            "No setting decides it: it points to a bug or an unsupported setup."
+            "No setting that decides it could be traced: it points to a bug or an unsupported setup."
         )
 
     def _words(self, way: Way, class_settings: dict[str, list[str]]) -> str | None:
@@ -299,10 +301,10 @@ class Explainer:
         return " ".join([*environment, self.profile.launch_command, *[f for f in flags if f]])
 
 
-def _subject(error: ErrorSite) -> str:
+def _subject(error: ErrorSite, project: str) -> str:
     connectors = error.trigger.connectors if error.trigger else ()
     if not connectors:
-        return "vLLM"
+        return project
     if len(connectors) <= 2:
         return " and ".join(connectors)
     return f"{connectors[0]} (and {len(connectors) - 1} other connectors)"
@@ -314,12 +316,15 @@ def _said(error: ErrorSite) -> str:
     return f": “{text}”" if sum(c.isalpha() for c in text) >= 12 else ""
 
 
-def _report(error: ErrorSite, subject: str) -> str:
-    owner = "the connector's maintainers" if subject != "vLLM" else "vLLM"
-    return (
-        f"Report it to {owner} (https://github.com/vllm-project/vllm/issues) with the full message, "
-        "your vLLM version, the model and the command you ran."
-    )
+_UNSUPPORTED = re.compile(r"not (yet )?supported|unsupported|does not support|only works|requires", re.IGNORECASE)
+
+
+def _report(error: ErrorSite, subject: str, project: str) -> str:
+    owner = f"the {subject} maintainers" if subject != project else f"the {project} maintainers"
+    report = f"report it to {owner} with the full message, your {project} version, the model and the command you ran."
+    if _UNSUPPORTED.search(error.message):
+        return f"The message names a setup that is not supported: change that part (the model or the settings it names); if it should work, {report}"
+    return report[0].upper() + report[1:]
 
 
 def _conjuncts(condition: str) -> list[str]:
@@ -418,12 +423,25 @@ def _json_text(written: str | None) -> str:
     return written if written is not None and _is_json(written) else json.dumps(written)
 
 
-def _parts(condition: str) -> list[str]:
-    """The condition's `and` parts, `any(...)` quantifiers opened: where vocabulary may match."""
-    tree = parse_expression(condition)
-    if tree is None:
-        return []
-    return [ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.expr)]
+def _positive_parts(condition: str) -> list[str]:
+    """The `and` parts of a condition, quantifiers opened: what must hold, never what must not."""
+    found = []
+    for part in _conjuncts(condition):
+        tree = parse_expression(part)
+        while isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id == "any" and tree.args \
+                and isinstance(tree.args[0], ast.GeneratorExp):
+            tree = tree.args[0].elt
+        if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And):
+            found += [ast.unparse(v) for v in tree.values]
+        elif tree is not None:
+            found.append(ast.unparse(tree))
+    return found
+
+
+def _named_in(setting: Setting, error: ErrorSite) -> bool:
+    """Whether the message shows or names the setting: then it is what the user got wrong."""
+    last = setting.name.rsplit(".", 1)[-1].lstrip("-").replace("-", "_")
+    return last in error.message or any(last in p.expr for p in error.placeholders)
 
 
 UNSET = "unset"  # a fix's value that means: give no value at all

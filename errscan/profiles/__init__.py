@@ -80,6 +80,7 @@ class Profile:
     plugin_settings: tuple[PluginSettings, ...] = ()
     vocabulary: tuple[Phrase, ...] = ()
     environment_exceptions: tuple[str, ...] = ()  # the project's exceptions about peers, devices, files
+    title: str = ""  # the project as users name it, e.g. "vLLM"
     launch_command: str = ""  # how a user starts the program, e.g. "vllm serve MODEL"
     plugin_setting: str = ""  # the JSON config field that names the plugin, e.g. "kv_connector"
     plugin_setting_defaults: tuple[tuple[str, str], ...] = ()  # other fields an example command needs

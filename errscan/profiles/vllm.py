@@ -61,6 +61,7 @@ VLLM = Profile(
         PluginSettings("LMCache", r"(?:self\.)?_?lmcache_config\.([a-z_][a-z0-9_]*)", "lmcache.", "LMCACHE_", "LMCACHE_CONFIG_FILE"),
     ),
     environment_exceptions=("HandshakeError", "TransferError", "MoRIIOError"),
+    title="vLLM",
     launch_command="vllm serve MODEL",
     plugin_setting="kv_connector",
     # KVTransferConfig refuses a connector without a role; kv_both serves either side.

@@ -91,7 +91,7 @@ def error_named(catalog: Catalog, function: str, exception: str | None = None):
     return found
 
 
-SECTIONS = ["message", "meaning", "source", "when", "solutions", "check", "related", "data"]
+SECTIONS = ["message", "summary", "fix", "source", "when", "developers", "related", "data"]
 
 
 class Page(HTMLParser):
