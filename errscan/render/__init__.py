@@ -313,7 +313,8 @@ def error_context(catalog: Catalog, error: ErrorSite, related: list) -> dict[str
         "firing": firing,
         "excerpt_html": highlighted_excerpt(error),
         "check": explain.defensive_check(error, firing) if firing else None,
-        "solutions": list(trigger.solutions) if trigger else [],
+        # the code again only where the words do not already show it
+        "condition_code": firing.code if firing and firing.code not in firing.words.replace("`", "") else None,
         "contributions": [(c, plain_words(c.condition)) for c in trigger.contributions] if trigger else [],
         "chains": [
             (chain, [(step, github_url(catalog.repo, pin.commit, step.path, step.line)) for step in chain.steps])

@@ -64,11 +64,11 @@ def test_contributions_are_listed_with_their_conditions(site, catalog):
     assert "PCP > 1 (pcp={config.pcp}): when config.pcp is greater than 1" in text
 
 
-def test_analysis_solutions_are_shown(site, catalog):
+def test_code_level_advice_is_not_a_fix(site, catalog):
     error = error_named(catalog, "GroupLookupConnector.start_load", "NotImplementedError")
     text = words((site / "errors" / error.id / "index.html").read_text())
-    assert "In code terms: Turn use_layerwise off in kv_connector_extra_config." in text
-    assert text.index("In code terms") < text.index("A defensive check") < text.index("Related errors")
+    assert "Turn use_layerwise off" not in text  # code-level advice stays in the JSON, for tools
+    assert text.index("For vLLM developers") < text.index("A defensive check") < text.index("Related errors")
     assert "Settings read on the way: use_layerwise" in text
 
 
