@@ -81,8 +81,10 @@ class Explainer:
         subject = _subject(error, self.profile.title or self.profile.name)
         local = render(own, "deep")
         if local and satisfiable(local, *earlier) is False:
-            why = "its condition contradicts itself or the checks before it"
-            summary = f"This error cannot fire at this commit: {why} (`{render(own) or local}`)."
+            summary = (
+                "This error cannot fire at this commit: what must hold for it contradicts itself or the "
+                "checks before it on the same path (the condition is below)."
+            )
             return Explanation(summary, "unreachable", when, where)
         connectors = error.trigger.connectors if error.trigger else ()
         fixes = tuple(fix for way in ways for fix in self._fixes(way, earlier, connectors)) + self._advised(error)
