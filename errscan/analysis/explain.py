@@ -228,22 +228,22 @@ class Explainer:
         self, error: ErrorSite, kind: str, ways: list[Way], fixes: tuple[Fix, ...], subject: str, when: str | None,
         class_settings: dict[str, list[str]],
     ) -> str:
-        timing = f" {when}" if when else ""
-        said = _said(error)
+        first = when.split("; or ")[0] if when else None  # the page lists every phase; one reads best here
+        timing = f" {first}" if first else ""
         words = [self._words(way, class_settings) for way in ways]
         if kind == "configuration":
             if words and all(words):
                 return f"{subject} raises this{timing} if " + "; or if ".join(words) + "."  # type: ignore[arg-type]
             named = [f"`{s.name}`" for way in ways for s in way.settings] + [f"`{f.setting}`" for f in fixes if f.setting]
-            return f"{subject} raises this{timing}{said}. It depends on {', '.join(dict.fromkeys(named)) or 'the model'}."
+            return f"{subject} raises this{timing}; {', '.join(dict.fromkeys(named)) or 'the model'} decides whether it does."
         if kind == "environment":
-            return f"{subject} raises this{timing} when something outside vLLM's settings fails{said}."
+            return f"{subject} raises this{timing} when something outside its settings fails: a package, a file, a device or the peer instance."
         if kind == "usage":
-            return f"{subject} refuses a request with this error{timing}{said}."
+            return f"{subject} refuses a request with this error{timing}: the request itself is at fault."
         known = [w for w in words if w]
         case = f" when {'; or when '.join(known)}" if known else ""
         return (
-            f"An internal check of {subject} fails{timing}{case}{said}. "
+            f"An internal check of {subject} fails{timing}{case}. "
             "No setting that decides it could be traced: it points to a bug or an unsupported setup."
         )
 
@@ -310,12 +310,6 @@ def _subject(error: ErrorSite, project: str) -> str:
     if len(connectors) <= 2:
         return " and ".join(connectors)
     return f"{connectors[0]} (and {len(connectors) - 1} other connectors)"
-
-
-def _said(error: ErrorSite) -> str:
-    """The message as a clause, placeholders shown as `…`, when it says something in words."""
-    text = re.sub(r"\{[^{}]*\}", "…", error.message).strip().rstrip(".")
-    return f": “{text}”" if sum(c.isalpha() for c in text) >= 12 else ""
 
 
 _UNSUPPORTED = re.compile(r"not (yet )?supported|unsupported|does not support|only works|requires", re.IGNORECASE)
