@@ -104,6 +104,7 @@ class Fix:
     text: str  # the whole advice, one or two sentences
     carrier: str | None = None  # the JSON flag the setting is written in, e.g. "--kv-transfer-config"
     others: tuple[tuple[str, str], ...] = ()  # further (setting, value) pairs the fix needs together with this one
+    part: str | None = None  # the part of an assembled message (its template) this fix is for; None: the whole
 
 
 @dataclass(frozen=True)

@@ -177,7 +177,7 @@ class Explainer:
         if not way.part:
             return []  # a model property in vLLM's own branch (`if is_mla and shape != ...`) is no cause
         phrases = [phrase_for(part, self.profile.vocabulary) for part in _positive_parts(way.condition)]
-        return [Fix("", None, _for_part(way) + p.avoid) for p in phrases if p is not None and p.avoid][:1]
+        return [Fix("", None, _for_part(way) + p.avoid, part=way.part) for p in phrases if p is not None and p.avoid][:1]
 
     def _candidates(self, setting: Setting, condition: str, likely: bool, connectors: tuple[str, ...]) -> list[Value]:
         if setting.path == (self.profile.plugin_setting,) and connectors:
@@ -200,7 +200,7 @@ class Explainer:
             text += " (the message names it as the cause)"
         (first, value), *rest = assignment
         others = tuple((s.name, _written(v, s)) for s, v in rest)
-        return Fix(first.name, _written(value, first), f"{_for_part(way)}{text}.", first.carrier, others)
+        return Fix(first.name, _written(value, first), f"{_for_part(way)}{text}.", first.carrier, others, way.part or None)
 
     # kind, phase, words
     def _kind(self, error: ErrorSite, own: Condition, ways: list[Way], fixes: tuple[Fix, ...]) -> str:
