@@ -77,7 +77,8 @@ class Explainer:
         own = tuple(t for t in terms if not t.other_error)
         earlier = tuple(t.deep for t in terms if t.other_error and not t.pseudo)
         ways = self._ways(error, own, contributions, class_settings)
-        when, where = self._phase(found)
+        when, where = self._phase(found, error)
+        path_words, path_way = self._path_words(found, class_settings)
         subject = _subject(error, self.profile.title or self.profile.name)
         local = render(own, "deep")
         if local and satisfiable(local, *earlier) is False:
@@ -90,9 +91,17 @@ class Explainer:
         fixes = tuple(fix for way in ways for fix in self._fixes(way, earlier, connectors)) + self._advised(error)
         kind = self._kind(error, own, ways, fixes)
         summary = self._summary(error, kind, ways, fixes, subject, when, class_settings)
+        if path_words:
+            summary = f"{summary[:-1]} (this code runs only if {path_words})."
         if kind == "internal":
-            fixes = (Fix("", None, _report(error, subject, self.profile.title or self.profile.name)),)
-        example = self._example(error, ways, fixes) if kind == "configuration" else None
+            report = _report(error, subject, self.profile.title or self.profile.name)
+            named = self._flags_in_words(error.message)
+            if named:
+                check = " and ".join(f"`{flag}`" for flag in named)
+                both = " on both instances (prefill and decode)" if _PEERS.search(error.message) else ""
+                report = f"The message is about {check}: check it{both}; if it is as the message asks, {report[0].lower()}{report[1:]}"
+            fixes = (Fix(named[0] if named else "", None, report),)
+        example = self._example(error, ways, fixes, path_way) if kind == "configuration" else None
         return Explanation(summary, kind, when, where, tuple(dict.fromkeys(fixes)), example)
 
     # ways in and their settings
@@ -192,6 +201,14 @@ class Explainer:
             if "stale" not in knob.detail and not knob.name.startswith("--no-")
         )
 
+    def _flags_in_words(self, message: str) -> list[str]:
+        """Flags a message names in words: "tensor parallel size" is `--tensor-parallel-size`."""
+        words = " ".join(re.sub(r"\{[^{}]*\}", " ", message).lower().replace("_", " ").split())
+        return [
+            flag for flag in sorted(self.catalog.flags)
+            if flag.count("-") >= 4 and f" {flag[2:].replace('-', ' ')} " in f" {words} "
+        ]
+
     def _fix(self, assignment: tuple[tuple[Setting, Value], ...], way: Way) -> Fix:
         """One fix: each setting of the assignment with its value (all of them together)."""
         actions = [_action(setting, value, self.catalog) for setting, value in assignment]
@@ -215,14 +232,35 @@ class Explainer:
             return "usage"
         return "internal"
 
-    def _phase(self, found: Reach) -> tuple[str | None, str | None]:
-        phases = [self.phases.get(entry.node.rsplit(".", 1)[-1]) for entry in found.entries]
-        known = list(dict.fromkeys(p for p in phases if p is not None))
-        if not known:
+    def _phase(self, found: Reach, error: ErrorSite) -> tuple[str | None, str | None]:
+        """What the engine is doing (the entry's phase) and where (a role the chain's condition or
+        the raising class names, else the phase's own), over the chains found, nearest first."""
+        phases: list[str] = []
+        places: list[str] = []
+        for chain in found.chains:
+            phase = self.phases.get(chain.entry.node.rsplit(".", 1)[-1])
+            if phase is None:
+                continue
+            phases.append(phase.when)
+            told = f"{render(chain.condition) or ''} {error.function}."
+            places.append(next((p.where for p in self.profile.places if re.search(p.pattern, told)), phase.where))
+        if not phases:
             return None, None
-        when = "; or ".join(p.when for p in known[:3])
-        where = ", ".join(dict.fromkeys(p.where for p in known[:3]))
-        return when, where
+        wheres = list(dict.fromkeys(places))
+        wheres = [w for w in wheres if not any(w != other and w in other for other in wheres)]
+        return "; or ".join(dict.fromkeys(phases)), ", ".join(wheres)
+
+    def _path_words(self, found: Reach, class_settings: dict[str, list[str]]) -> tuple[str | None, Way | None]:
+        """The settings the shortest chain needs on its way (`"use_native": true`), in words."""
+        if not found.chains:
+            return None, None
+        condition = render(found.chains[0].condition, "deep")
+        if not condition:
+            return None, None
+        way = Way(condition, self._settings_in(condition, class_settings))
+        if not way.settings:
+            return None, None
+        return self._words(way, class_settings), way
 
     def _summary(
         self, error: ErrorSite, kind: str, ways: list[Way], fixes: tuple[Fix, ...], subject: str, when: str | None,
@@ -265,7 +303,7 @@ class Explainer:
         return " and ".join(dict.fromkeys(said)) if said else None
 
     # example
-    def _example(self, error: ErrorSite, ways: list[Way], fixes: tuple[Fix, ...]) -> Example | None:
+    def _example(self, error: ErrorSite, ways: list[Way], fixes: tuple[Fix, ...], path: Way | None) -> Example | None:
         way = next((w for w in ways if w.settings), None)
         if way is None or not fixes or not self.profile.launch_command:
             return None
@@ -277,8 +315,14 @@ class Explainer:
             return None
         connector = error.trigger.connectors[0] if error.trigger and error.trigger.connectors else None
         # A setting whose default already fails is left out of the first command, as users do.
-        before = self._command(connector, {s: None if failing[s.code] == s.default else _written(failing[s.code], s) for s in shown})
-        after = self._command(connector, {s: fixed[s.name] for s in shown})
+        before_values = {s: None if failing[s.code] == s.default else _written(failing[s.code], s) for s in shown}
+        after_values = {s: fixed[s.name] for s in shown}
+        needed = _failing_values(path.condition, list(path.settings)) if path else None  # to get there at all
+        for setting in path.settings if path and needed else ():
+            if setting not in before_values and setting.code in needed and needed[setting.code] != setting.default:
+                before_values[setting] = after_values[setting] = _written(needed[setting.code], setting)
+        before = self._command(connector, before_values)
+        after = self._command(connector, after_values)
         return Example(before, after) if before != after else None
 
     def _command(self, connector: str | None, values: dict[Setting, str | None]) -> str:
@@ -312,11 +356,14 @@ def _subject(error: ErrorSite, project: str) -> str:
     return f"{connectors[0]} (and {len(connectors) - 1} other connectors)"
 
 
+_PEERS = re.compile(r"\b(remote|local|prefill|decode)\b", re.IGNORECASE)
 _UNSUPPORTED = re.compile(r"not (yet )?supported|unsupported|does not support|only works|requires", re.IGNORECASE)
 
 
 def _report(error: ErrorSite, subject: str, project: str) -> str:
-    owner = f"the {subject} maintainers" if subject != project else f"the {project} maintainers"
+    connectors = error.trigger.connectors if error.trigger else ()
+    named = ", ".join(connectors[:-1]) + f" and {connectors[-1]}" if len(connectors) > 1 else subject
+    owner = f"the maintainers of {named}" if connectors else f"the {project} maintainers"
     report = f"report it to {owner} with the full message, your {project} version, the model and the command you ran."
     if _UNSUPPORTED.search(error.message):
         return f"The message names a setup that is not supported: change that part (the model or the settings it names); if it should work, {report}"

@@ -38,6 +38,14 @@ class Phase:
 
 
 @dataclass(frozen=True)
+class Place:
+    """Which process runs some code, told by a pattern in its chain's condition or its function."""
+
+    pattern: str  # regular expression searched in a chain's condition and the raising function's name
+    where: str
+
+
+@dataclass(frozen=True)
 class Phrase:
     """What a piece of code in a condition means to a user: a property of the model, say."""
 
@@ -77,6 +85,7 @@ class Profile:
     extra_config_attribute: str = ""  # a dict of free-form plugin settings
     extra_config_getters: tuple[str, ...] = ()  # methods reading it: `get_from_extra_config(k, d)`
     phases: tuple[Phase, ...] = ()
+    places: tuple[Place, ...] = ()  # first match wins; else the phase's own `where`
     plugin_settings: tuple[PluginSettings, ...] = ()
     vocabulary: tuple[Phrase, ...] = ()
     environment_exceptions: tuple[str, ...] = ()  # the project's exceptions about peers, devices, files

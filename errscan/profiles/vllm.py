@@ -1,6 +1,6 @@
 """vLLM: the project errscan was built for. Everything errscan knows about vLLM in particular."""
 
-from errscan.profiles import Phase, Phrase, PluginSettings, Profile, Registry
+from errscan.profiles import Phase, Place, Phrase, PluginSettings, Profile, Registry
 
 VLLM = Profile(
     name="vllm",
@@ -28,9 +28,11 @@ VLLM = Profile(
         Phase(("register_kv_caches", "register_cross_layers_kv_cache", "set_host_xfer_buffer_ops",
                "get_required_kvcache_layout", "_find_cache_kv_group_id"),
               "at engine start-up (when the KV cache is allocated and registered)", "each worker"),
-        Phase(("get_num_new_matched_tokens", "update_state_after_alloc", "build_connector_meta",
-               "request_finished", "request_finished_all_groups", "update_connector_output", "take_events"),
-              "while the scheduler admits or finishes a request", "the scheduler (engine core)"),
+        Phase(("get_num_new_matched_tokens", "update_state_after_alloc"),
+              "when the scheduler admits a request (prefix lookup and block allocation)", "the scheduler (engine core)"),
+        Phase(("build_connector_meta", "update_connector_output", "take_events"),
+              "at each scheduling step", "the scheduler (engine core)"),
+        Phase(("request_finished", "request_finished_all_groups"), "when a request finishes", "the scheduler (engine core)"),
         Phase(("start_load_kv", "wait_for_layer_load"), "while KV is loaded for a request", "each worker"),
         Phase(("save_kv_layer", "wait_for_save"), "while KV is saved or sent", "each worker"),
         Phase(("get_finished", "get_block_ids_with_load_errors"), "while finished transfers are collected", "each worker"),
@@ -39,6 +41,11 @@ VLLM = Profile(
         Phase(("create_connector", "get_connector_class", "ensure_kv_transfer_initialized", "get_kv_transfer_group"),
               "at engine start-up (when vLLM picks and creates the KV connector)", "the scheduler and each worker"),
         Phase(("shutdown", "close"), "at shutdown", "each process"),
+    ),
+    # A connector is built once per role: the condition on `role` (or the class) says which.
+    places=(
+        Place(r"role != KVConnectorRole\.SCHEDULER|role == KVConnectorRole\.WORKER|\bWorker\w*\.", "each worker"),
+        Place(r"role != KVConnectorRole\.WORKER|role == KVConnectorRole\.SCHEDULER|\bScheduler\w*\.", "the scheduler (engine core)"),
     ),
     # Model properties as the KV cache code tests them.
     vocabulary=(

@@ -344,7 +344,9 @@ def ranked_related(error: ErrorSite, related: list[tuple[ErrorSite, str]]) -> li
         same_phase = when is not None and other.explanation is not None and other.explanation.when == when
         return (not shares, not same_phase)
 
-    return sorted(related, key=rank)[:RELATED_SHOWN]
+    distinct = {(other.exception, other.message): (other, reason) for other, reason in reversed(related)}
+    kept = [item for item in related if distinct[(item[0].exception, item[0].message)] is item]
+    return sorted(kept, key=rank)[:RELATED_SHOWN]
 
 
 def user_settings(knobs) -> list[str]:
