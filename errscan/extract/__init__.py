@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from errscan.extract.ast_sites import extract_ast_sites
+from errscan.extract.astutil import source_lines
 from errscan.extract.facts import SITE_KINDS, BodyMemo, ModuleFacts, collect_facts, collect_facts_reusing
-from errscan.extract.lines import source_lines
 from errscan.extract.names import is_package, module_name
 from errscan.extract.sites import RawSite, extract_sites
 from errscan.model import ParseFailure
@@ -78,13 +78,13 @@ def _extract(source: SourceFile, catalogued: bool, libcst_failure: str | None, m
     failure_line = 1
     if libcst_failure is None:
         try:
-            sites, reraises = extract_sites(text, tree, facts)
+            sites, reraises = extract_sites(text, lines, tree, facts)
             return FileResult(source.path, source.digest, tuple(lines), facts, sites, reraises, None)
         except cst.ParserSyntaxError as exc:
             libcst_failure, failure_line = f"libcst cannot parse: {exc.message}", exc.raw_line
         except RecursionError:
             libcst_failure = "libcst cannot parse: nesting too deep for its recursion"
-    sites, reraises = extract_ast_sites(tree, text, facts)
+    sites, reraises = extract_ast_sites(tree, text, lines, facts)
     failure = ParseFailure(source.path, failure_line, f"{libcst_failure}; raise sites taken from ast")
     return FileResult(source.path, source.digest, tuple(lines), facts, sites, reraises, failure)
 

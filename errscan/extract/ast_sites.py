@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import re
 
+from errscan.extract.astutil import child_blocks
 from errscan.extract.facts import ModuleFacts, rethrows
 from errscan.extract.names import ScopeStack, qualify
 from errscan.extract.sites import MESSAGE_KEYWORDS, RawSite
@@ -42,12 +43,8 @@ class _AstSiteWalker:
                 self._site(node, "assert", "AssertionError", "builtins.AssertionError",
                            self._message(node.msg), None, self._source(node.test))
             else:
-                for name in ("body", "orelse", "finalbody"):
-                    self.walk(getattr(node, name, None) or [])
-                for handler in getattr(node, "handlers", ()):
-                    self.walk(handler.body)
-                for case in getattr(node, "cases", ()):
-                    self.walk(case.body)
+                for block in child_blocks(node):
+                    self.walk(block)
 
     def _raise(self, node: ast.Raise) -> None:
         if node.exc is None or rethrows(node.exc):
@@ -136,8 +133,10 @@ def _spec(spec: ast.JoinedStr) -> str:
     )
 
 
-def extract_ast_sites(tree: ast.Module, text: str, facts: ModuleFacts) -> tuple[tuple[RawSite, ...], int]:
+def extract_ast_sites(
+    tree: ast.Module, text: str, lines: list[str], facts: ModuleFacts
+) -> tuple[tuple[RawSite, ...], int]:
     """Every raise and assert-with-message of the module, and the count of bare re-raises."""
-    walker = _AstSiteWalker(text, text.splitlines(), facts)
+    walker = _AstSiteWalker(text, lines, facts)
     walker.walk(tree.body)
     return tuple(walker.sites), walker.reraises

@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Callable
 
+from errscan.extract.astutil import child_blocks, first_line
 from errscan.extract.conditions import (
     Binding, Condition, Env, Term, conjuncts, loop_term, make_term, negate, pseudo_term, unparse,
 )
@@ -447,7 +448,7 @@ class _FactCollector:
         """Walk a top-level definition and keep what it made, for a later version to replay."""
         assert self.memo is not None and self.lines is not None
         self.module_reads = []
-        start = _first_line(stmt)
+        start = first_line(stmt)
         walked = self.walked(start, lambda: self.klass(stmt) if isinstance(stmt, ast.ClassDef) else self.function(stmt))
         text = "\n".join(self.lines[start - 1 : stmt.end_lineno])
         self.memo.statements[text] = _Statement(walked, stmt.name, tuple(dict.fromkeys(self.module_reads)))
@@ -561,12 +562,6 @@ class _FactCollector:
         self.bound_imports.append((self.scopes.current, local, target))
         if self.scopes.at_module:
             self.local_defs.add(local)
-
-
-def _first_line(stmt: ast.stmt) -> int:
-    """A statement's first line: its first decorator's, if it has any."""
-    decorators = getattr(stmt, "decorator_list", None)
-    return min([stmt.lineno, *(d.lineno for d in decorators)]) if decorators else stmt.lineno
 
 
 def _definition_chunks(lines: list[str]) -> list[tuple[int, int]]:
@@ -691,14 +686,11 @@ def _bindings(node: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
             counts.update(_bound_names(target))
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
                 counts[f"self.{target.attr}"] += 1
-        for field in ("body", "orelse", "finalbody"):
-            stack.extend(getattr(stmt, field, ()))
         for handler in getattr(stmt, "handlers", ()):
             if handler.name:
                 counts[handler.name] += 1
-            stack.extend(handler.body)
-        for case in getattr(stmt, "cases", ()):
-            stack.extend(case.body)
+        for block in child_blocks(stmt):
+            stack.extend(block)
     return frozenset(name for name, n in counts.items() if n == 1), frozenset(counts) - defined
 
 
@@ -816,11 +808,11 @@ def collect_facts_reusing(lines: list[str], module: str, is_pkg: bool, memo: Bod
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     for stmt in tree.body:
-        first, last = _first_line(stmt), stmt.end_lineno or stmt.lineno
+        first, last = first_line(stmt), stmt.end_lineno or stmt.lineno
         if any(first <= end and start <= last for start, end, _ in known):
             return None
     markers = [_Known(start, found) for start, _, found in known]
-    tree.body = sorted([*tree.body, *markers], key=lambda s: s.line if isinstance(s, _Known) else _first_line(s))
+    tree.body = sorted([*tree.body, *markers], key=lambda s: s.line if isinstance(s, _Known) else first_line(s))
     once, bound = _bindings(tree)
     if any((name in bound) != was for marker in markers for name, was in marker.statement.module_reads):
         return None

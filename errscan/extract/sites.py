@@ -18,6 +18,7 @@ from typing import Sequence
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from errscan.extract.astutil import child_blocks, first_line
 from errscan.extract.conditions import Condition
 from errscan.extract.facts import SITE_KINDS, ModuleFacts, StatementPosition, is_value_name
 from errscan.extract.names import ScopeStack, qualify
@@ -99,21 +100,11 @@ class _SiteWalker:
 
     def _compound(self, statement: cst.BaseCompoundStatement) -> None:
         """if/elif/else, for, while, with, try, match: their blocks in source order."""
-        body = getattr(statement, "body", None)
-        if body is not None:
-            self._suite(body)
-        for handler in getattr(statement, "handlers", ()):
-            self._suite(handler.body)
-        for case in getattr(statement, "cases", ()):
-            self._suite(case.body)
-        orelse = getattr(statement, "orelse", None)
-        if isinstance(orelse, cst.If):
-            self._compound(orelse)
-        elif orelse is not None:
-            self._suite(orelse.body)
-        finalbody = getattr(statement, "finalbody", None)
-        if finalbody is not None:
-            self._suite(finalbody.body)
+        for block in child_blocks(statement):
+            if isinstance(block, cst.If):  # an `elif`
+                self._compound(block)
+            else:
+                self._suite(block.body if isinstance(block, (cst.Else, cst.Finally)) else block)
 
     def _suite(self, suite: cst.BaseSuite) -> None:
         if isinstance(suite, cst.SimpleStatementSuite):
@@ -256,7 +247,9 @@ class _RegionsDisagree(Exception):
     """A region's walk saw other statements than ast did there: parse the whole module instead."""
 
 
-def extract_sites(text: str, tree: ast.Module, facts: ModuleFacts) -> tuple[tuple[RawSite, ...], int]:
+def extract_sites(
+    text: str, lines: list[str], tree: ast.Module, facts: ModuleFacts
+) -> tuple[tuple[RawSite, ...], int]:
     """Every raise and assert-with-message of the module, and the count of re-raises.
 
     Raises libcst's ParserSyntaxError (or RecursionError) when libcst cannot parse the module.
@@ -264,7 +257,7 @@ def extract_sites(text: str, tree: ast.Module, facts: ModuleFacts) -> tuple[tupl
     regions = _regions(tree, [s.line for s in facts.statements])
     if regions is not None:
         try:
-            return _sites_of_regions(text, regions, facts), sum(s.kind == "reraise" for s in facts.statements)
+            return _sites_of_regions(lines, regions, facts), sum(s.kind == "reraise" for s in facts.statements)
         except (_RegionsDisagree, cst.ParserSyntaxError):
             pass
     module = cst.parse_module(text)
@@ -287,16 +280,12 @@ def _regions(tree: ast.Module, lines: list[int]) -> list[_Region] | None:
             if not holds(node.lineno, node.end_lineno or node.lineno):
                 continue
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                start = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                regions.append(_Region(start, node.end_lineno or node.lineno, classes))
+                regions.append(_Region(first_line(node), node.end_lineno or node.lineno, classes))
             elif isinstance(node, ast.ClassDef):
                 if not visit(node.body, classes + (node.name,)):
                     return False
             else:
-                blocks = [getattr(node, field, []) for field in ("body", "orelse", "finalbody")]
-                blocks += [h.body for h in getattr(node, "handlers", [])]
-                blocks += [c.body for c in getattr(node, "cases", [])]
-                inner = [child for block in blocks for child in block]
+                inner = [child for block in child_blocks(node) for child in block]
                 if not inner or not visit(inner, classes):
                     return False  # the site is this statement, or in it outside any function
         return True
@@ -304,13 +293,10 @@ def _regions(tree: ast.Module, lines: list[int]) -> list[_Region] | None:
     return regions if visit(tree.body, ()) else None
 
 
-def _sites_of_regions(text: str, regions: list[_Region], facts: ModuleFacts) -> tuple[RawSite, ...]:
-    lines = text.splitlines(keepends=True)
+def _sites_of_regions(lines: list[str], regions: list[_Region], facts: ModuleFacts) -> tuple[RawSite, ...]:
     sites: list[RawSite] = []
     for region in regions:
-        chunk = "".join(lines[region.start - 1 : region.end])
-        if not chunk.endswith("\n"):
-            chunk += "\n"
+        chunk = "\n".join(lines[region.start - 1 : region.end]) + "\n"
         indented = chunk[:1] in (" ", "\t")
         # a method keeps its indentation as the block of an `if True:`
         module = cst.parse_module("if True:\n" + chunk if indented else chunk)

@@ -11,7 +11,7 @@ from conftest import FIXTURES
 from errscan.cachedir import default_cache_dir
 from errscan.extract import extract_file
 from errscan.extract.facts import BodyMemo, collect_facts, collect_facts_reusing
-from errscan.extract.lines import source_lines
+from errscan.extract.astutil import source_lines
 from errscan.profiles.vllm import VLLM
 from errscan.sources import SourceFile, blob_digest
 from errscan.sources.release import fetch_release
