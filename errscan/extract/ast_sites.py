@@ -14,7 +14,7 @@ import re
 from errscan.extract.astutil import child_blocks
 from errscan.extract.facts import ModuleFacts, rethrows
 from errscan.extract.names import ScopeStack, qualify
-from errscan.extract.sites import MESSAGE_KEYWORDS, RawSite
+from errscan.extract.sites import MESSAGE_KEYWORDS, RawSite, SiteText
 from errscan.extract.templates import EMPTY, Template, escape_literal, field_template, one_line
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
@@ -94,23 +94,9 @@ class _AstSiteWalker:
 
     def _site(self, node, kind, exception, qualname, message, cause, test) -> None:
         position = self.positions[(node.lineno, node.col_offset)]  # the facts' walk saw it too
-        self.sites.append(
-            RawSite(
-                kind=kind,
-                exception=exception,
-                exception_qualname=qualname,
-                message=message.text,
-                placeholders=message.placeholders,
-                line=node.lineno,
-                end_line=node.end_lineno or node.lineno,
-                function=self.scopes.current or "<module>",
-                comments=self._comments_above(node),
-                cause=cause,
-                assert_test=test,
-                condition=position.condition,
-                partial=position.partial,
-            )
-        )
+        function = self.scopes.current or "<module>"
+        text = SiteText(kind, exception, qualname, message, function, self._comments_above(node), cause, test)
+        self.sites.append(text.at(position))
 
     def _comments_above(self, node: ast.stmt) -> tuple[str, ...]:
         """The comment lines right above a statement that starts its line."""

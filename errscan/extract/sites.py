@@ -47,9 +47,11 @@ class RawSite:
     partial: tuple[str, ...] = ()
 
 
-@dataclass
-class _Pending:
-    node: cst.Raise | cst.Assert
+@dataclass(frozen=True)
+class SiteText:
+    """What a walk of the source (libcst's, or the ast fallback's) reads of a site; where it stands
+    and under what condition come from the `ast` facts' statement."""
+
     kind: str
     exception: str
     exception_qualname: str | None
@@ -58,6 +60,14 @@ class _Pending:
     comments: tuple[str, ...]
     cause: str | None
     assert_test: str | None
+
+    def at(self, position: StatementPosition) -> RawSite:
+        """The site, in RawSite's field order."""
+        return RawSite(
+            self.kind, self.exception, self.exception_qualname, self.template.text, self.template.placeholders,
+            position.line, position.end_line, self.function, self.comments, self.cause, self.assert_test,
+            position.condition, position.partial,
+        )
 
 
 class _SiteWalker:
@@ -76,7 +86,7 @@ class _SiteWalker:
         self.templates = TemplateBuilder(module, _single_assignment_lookup(self.assignments))
         self.comments: tuple[str, ...] = ()
         self.events: list[str] = []  # kind of every raise/assert, to match the ast positions
-        self.pending: list[_Pending] = []
+        self.pending: list[tuple[cst.Raise | cst.Assert, SiteText]] = []
 
     def walk(self, statements: Sequence[cst.BaseStatement]) -> None:
         for statement in statements:
@@ -159,10 +169,8 @@ class _SiteWalker:
         self._site(node, "assert", "AssertionError", "builtins.AssertionError", template, None, test)
 
     def _site(self, node, kind, exception, qualname, template, cause, test) -> None:
-        self.pending.append(
-            _Pending(node, kind, exception, qualname, template, self.scopes.current or "<module>",
-                     self.comments, cause, test)
-        )
+        function = self.scopes.current or "<module>"
+        self.pending.append((node, SiteText(kind, exception, qualname, template, function, self.comments, cause, test)))
 
     def _describe_raised(self, exc: cst.BaseExpression) -> tuple[str, str | None, Template]:
         target = exc.func if isinstance(exc, cst.Call) else exc
@@ -310,24 +318,7 @@ def _sites_of_regions(lines: list[str], regions: list[_Region], facts: ModuleFac
 
 
 def _raw_sites(visitor: _SiteWalker, positions: list[StatementPosition]) -> tuple[RawSite, ...]:
-    return tuple(
-        RawSite(
-            kind=p.kind,
-            exception=p.exception,
-            exception_qualname=p.exception_qualname,
-            message=p.template.text,
-            placeholders=p.template.placeholders,
-            line=position.line,
-            end_line=position.end_line,
-            function=p.function,
-            comments=p.comments,
-            cause=p.cause,
-            assert_test=p.assert_test,
-            condition=position.condition,
-            partial=position.partial,
-        )
-        for p, position in zip(visitor.pending, positions)
-    )
+    return tuple(text.at(position) for (_, text), position in zip(visitor.pending, positions))
 
 
 def _positions(module: cst.Module, facts: ModuleFacts, visitor: _SiteWalker) -> list[StatementPosition]:
@@ -337,8 +328,8 @@ def _positions(module: cst.Module, facts: ModuleFacts, visitor: _SiteWalker) -> 
     ranges = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     by_line = {s.line: s for s in facts.statements}
     found = []
-    for p in visitor.pending:
-        line, end = ranges[p.node].start.line, ranges[p.node].end.line
+    for node, text in visitor.pending:
+        line, end = ranges[node].start.line, ranges[node].end.line
         known = by_line.get(line)
-        found.append(known if known else StatementPosition(line, 0, end, p.kind, (), ("condition not read",)))
+        found.append(known if known else StatementPosition(line, 0, end, text.kind, (), ("condition not read",)))
     return found
