@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 import re
 
-from errscan.extract.astutil import child_blocks
-from errscan.extract.facts import ModuleFacts, rethrows
+from errscan.extract.astutil import child_blocks, rethrows
+from errscan.extract.facts import ModuleFacts
 from errscan.extract.names import ScopeStack, qualify
 from errscan.extract.sites import MESSAGE_KEYWORDS, RawSite, SiteText
 from errscan.extract.templates import EMPTY, Template, escape_literal, field_template, one_line

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+from collections import Counter
+from typing import Sequence
 
 
 def source_lines(text: str) -> list[str]:
@@ -35,3 +37,112 @@ def child_blocks(stmt) -> list:
         elif value is not None:
             blocks.append(value)
     return blocks
+
+
+def rethrows(exc: ast.expr) -> bool:
+    """`raise err`, `raise self.error`: no new exception but one made elsewhere (caught, kept,
+    handed over), raised again. Its message and origin are another raise's, so like a bare
+    `raise` it is counted, not catalogued; classes are CamelCase, objects are not."""
+    name = dotted(exc) if isinstance(exc, (ast.Name, ast.Attribute)) else None
+    return name is not None and is_value_name(name)
+
+
+def is_value_name(dotted: str) -> bool:
+    """A dotted name whose last part names an object, not a class: `err`, `self._error`."""
+    last = dotted.rsplit(".", 1)[-1]
+    return last[:1].islower() or last[:1] == "_"
+
+
+def bindings(node: ast.AST, definitions: Sequence[str] = ()) -> tuple[frozenset[str], frozenset[str]]:
+    """(locals bound exactly once, every local bound) in a function or module; parameters are bound
+    but never count as once, and nested scopes' own names stay theirs. `definitions` names functions
+    and classes the body defines beyond those in the tree (ones left out of its parse).
+
+    Only statements are walked (binding forms, plus walrus in `if`/`while` tests), which keeps this
+    pass a small fraction of a full tree walk.
+    """
+    counts: Counter[str] = Counter()
+    counts.update(definitions)
+    defined = set(definitions)  # names of nested functions and classes: code, not data
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        args = node.args
+        for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+            if a is not None:
+                counts[a.arg] += 2
+    stack: list[ast.stmt] = list(getattr(node, "body", []))
+    while stack:
+        stmt = stack.pop()
+        targets: list[ast.expr] = []
+        if isinstance(stmt, ast.Assign):
+            targets = stmt.targets
+        elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+            targets = [stmt.target]
+            if isinstance(stmt, ast.AugAssign):
+                counts.update(bound_names(stmt.target))
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            targets = [stmt.target]
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            targets = [item.optional_vars for item in stmt.items if item.optional_vars is not None]
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            counts[stmt.name] += 1
+            defined.add(stmt.name)
+            continue
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            counts.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+        elif isinstance(stmt, (ast.If, ast.While)) and isinstance(stmt.test, ast.NamedExpr):
+            targets = [stmt.test.target]
+        for target in targets:
+            counts.update(bound_names(target))
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                counts[f"self.{target.attr}"] += 1
+        for handler in getattr(stmt, "handlers", ()):
+            if handler.name:
+                counts[handler.name] += 1
+        for block in child_blocks(stmt):
+            stack.extend(block)
+    return frozenset(name for name, n in counts.items() if n == 1), frozenset(counts) - defined
+
+
+def dotted(node: ast.expr | None) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = dotted(node.value)
+        return f"{inner}.{node.attr}" if inner else None
+    if isinstance(node, ast.Subscript):  # Generic[T] -> Generic
+        return dotted(node.value)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):  # "VllmConfig" annotations
+        return node.value if node.value.replace(".", "").isidentifier() else None
+    return None
+
+
+def strip_optional(node: ast.expr | None) -> ast.expr | None:
+    """`X | None` and `Optional[X]` -> X: the type an attribute or parameter holds when set."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        left, right = node.left, node.right
+        if isinstance(right, ast.Constant) and right.value is None:
+            return strip_optional(left)
+        if isinstance(left, ast.Constant) and left.value is None:
+            return strip_optional(right)
+    if isinstance(node, ast.Subscript) and dotted(node.value) in ("Optional", "typing.Optional"):
+        return strip_optional(node.slice)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            return strip_optional(ast.parse(node.value, mode="eval").body)
+        except SyntaxError:
+            return None
+    return node
+
+
+def strip_call(node: ast.expr) -> ast.expr:
+    return node.func if isinstance(node, ast.Call) else node
+
+
+def bound_names(target: ast.expr) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for elt in target.elts for n in bound_names(elt)]
+    if isinstance(target, ast.Starred):
+        return bound_names(target.value)
+    return []

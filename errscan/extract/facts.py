@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import ast
 import warnings
-from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from errscan.extract.astutil import child_blocks, first_line
+from errscan.extract.astutil import bindings, bound_names, dotted, first_line, rethrows, strip_call, strip_optional
 from errscan.extract.conditions import (
     Binding, Condition, Env, Term, conjuncts, loop_term, make_term, negate, pseudo_term, unparse,
 )
@@ -255,7 +254,7 @@ class _FactCollector:
                 terms = terms + tuple(make_term(c, env) for c in conjuncts(stmt.test))
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                bound = _dotted(targets[0]) if len(targets) == 1 else None
+                bound = dotted(targets[0]) if len(targets) == 1 else None
                 if bound in self.frame.once:  # a local, or a `self.x` set once in this function
                     env[bound] = Binding(stmt.value, self.loop_depth > 0)
 
@@ -314,7 +313,7 @@ class _FactCollector:
         elif isinstance(stmt, ast.Assert):
             self.position(stmt, "assert" if stmt.msg is not None else "assert-nomsg", terms, partial)
         elif isinstance(stmt, ast.Return):
-            self.returns.append(ReturnFact(self.frame.scope, _dotted(stmt.value) if stmt.value else None, stmt.lineno, terms))
+            self.returns.append(ReturnFact(self.frame.scope, dotted(stmt.value) if stmt.value else None, stmt.lineno, terms))
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             self.import_(stmt)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
@@ -329,21 +328,21 @@ class _FactCollector:
             return
         value = stmt.value
         if isinstance(value, (ast.Name, ast.Attribute)):
-            bindings = self.expand(_dotted(value), terms)
-        elif isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)) and _dotted(value.func):
-            bindings = [(text + "()" if text else None, when) for text, when in self.expand(_dotted(value.func), terms)]
+            bindings = self.expand(dotted(value), terms)
+        elif isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)) and dotted(value.func):
+            bindings = [(text + "()" if text else None, when) for text, when in self.expand(dotted(value.func), terms)]
         else:
             bindings = [(None, terms)]
         self.frame.aliases.setdefault(targets[0].id, []).extend(bindings)
 
-    def expand(self, dotted: str | None, terms: Condition) -> list[tuple[str | None, Condition]]:
+    def expand(self, name: str | None, terms: Condition) -> list[tuple[str | None, Condition]]:
         """A dotted name whose head is itself a local alias, through each of that alias's bindings."""
-        if dotted is None:
+        if name is None:
             return [(None, terms)]
-        head, dot, rest = dotted.partition(".")
+        head, dot, rest = name.partition(".")
         known = self.frame.aliases.get(head)
         if not known:
-            return [(dotted, terms)]
+            return [(name, terms)]
         return [(None if base is None else base + dot + rest, when + terms) for base, when in known]
 
     def position(self, stmt: ast.stmt, kind: str, terms: Condition, partial: tuple[str, ...]) -> None:
@@ -372,7 +371,7 @@ class _FactCollector:
 
     def call(self, node: ast.Call, terms: Condition) -> None:
         for argument in [*node.args, *(k.value for k in node.keywords)]:
-            passed = _dotted(argument) if isinstance(argument, (ast.Name, ast.Attribute)) else None
+            passed = dotted(argument) if isinstance(argument, (ast.Name, ast.Attribute)) else None
             head = passed.split(".")[0] if passed else None
             # A local's value is data (a function passed on is `self.run`, a module's name or an
             # import); `self`/`cls` are the exception, as their methods are what gets passed.
@@ -401,16 +400,16 @@ class _FactCollector:
         self.scopes.push(node.name, True)
         scope = self.scopes.current
         params = tuple(
-            (a.arg, _dotted(_strip_generic(a.annotation)) if a.annotation is not None else None)
+            (a.arg, dotted(strip_optional(a.annotation)) if a.annotation is not None else None)
             for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs
         )
         klass = self.class_stack[-1] if self.class_stack and self.class_stack[-1] == scope.rsplit(".", 1)[0] else None
         self.functions.append(
             FunctionFact(
                 self.qualify_scope(scope), scope, node.lineno, params,
-                tuple(d for d in (_dotted(_strip_call(x)) for x in node.decorator_list) if d),
+                tuple(d for d in (dotted(strip_call(x)) for x in node.decorator_list) if d),
                 ast.get_docstring(node), self.qualify_scope(klass) if klass else None,
-                _dotted(_strip_generic(node.returns)) if node.returns is not None else None,
+                dotted(strip_optional(node.returns)) if node.returns is not None else None,
             )
         )
         if any(isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) for d in node.decorator_list):
@@ -426,7 +425,7 @@ class _FactCollector:
 
     def body(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: str, params: tuple) -> None:
         saved, saved_depth = self.frame, self.loop_depth
-        self.frame, self.loop_depth = _Frame(scope, *_bindings(node), {p: a for p, a in params if a}, {}), 0
+        self.frame, self.loop_depth = _Frame(scope, *bindings(node), {p: a for p, a in params if a}, {}), 0
         self.block(node.body, (), {}, ())
         self.frame, self.loop_depth = saved, saved_depth
 
@@ -487,8 +486,8 @@ class _FactCollector:
         fields, methods = [], []
         for stmt in node.body:
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-                default = _dotted(stmt.value) if stmt.value is not None else None
-                annotation = _dotted(_strip_generic(stmt.annotation))
+                default = dotted(stmt.value) if stmt.value is not None else None
+                annotation = dotted(strip_optional(stmt.annotation))
                 fields.append(FieldFact(stmt.target.id, annotation, default))
                 if annotation:
                     self.attribute_types.append(AttributeType(scope, stmt.target.id, annotation))
@@ -497,9 +496,9 @@ class _FactCollector:
         self.classes.append(
             ClassFact(
                 self.qualify_scope(scope),
-                tuple(d for d in (_dotted(b) for b in node.bases) if d),
+                tuple(d for d in (dotted(b) for b in node.bases) if d),
                 node.lineno,
-                tuple(d for d in (_dotted(_strip_call(x)) for x in node.decorator_list) if d),
+                tuple(d for d in (dotted(strip_call(x)) for x in node.decorator_list) if d),
                 tuple(fields),
                 tuple(methods),
             )
@@ -516,24 +515,24 @@ class _FactCollector:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         if self.scopes.at_module:
             for target in targets:
-                self.local_defs.update(_bound_names(target))
+                self.local_defs.update(bound_names(target))
             if len(targets) == 1 and isinstance(targets[0], ast.Name) and stmt.value is not None:
                 value = stmt.value.func if isinstance(stmt.value, ast.Call) else stmt.value
-                dotted = _dotted(value)
-                if dotted:
+                name = dotted(value)
+                if name:
                     suffix = "()" if isinstance(stmt.value, ast.Call) else ""
-                    self.module_values[targets[0].id] = dotted + suffix
+                    self.module_values[targets[0].id] = name + suffix
         # `self.x = Foo(...)` / `self.x: Foo = ...` in a method types the attribute x.
         klass = self.class_stack[-1] if self.class_stack else None
         if klass is None or stmt.value is None and not isinstance(stmt, ast.AnnAssign):
             return
         for target in targets:
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-                typed = _dotted(_strip_generic(stmt.annotation)) if isinstance(stmt, ast.AnnAssign) else None
+                typed = dotted(strip_optional(stmt.annotation)) if isinstance(stmt, ast.AnnAssign) else None
                 if typed:
                     self.attribute_types.append(AttributeType(klass, target.attr, typed, False, self.frame.scope))
-                elif isinstance(stmt.value, ast.Call) and _dotted(stmt.value.func):
-                    for made, _ in self.expand(_dotted(stmt.value.func), ()):
+                elif isinstance(stmt.value, ast.Call) and dotted(stmt.value.func):
+                    for made, _ in self.expand(dotted(stmt.value.func), ()):
                         if made:  # `cls = pick(); self.x = cls(...)` types x by each choice
                             self.attribute_types.append(AttributeType(klass, target.attr, made, True, self.frame.scope))
                 elif isinstance(stmt.value, ast.Name) and stmt.value.id in self.frame.params:
@@ -619,79 +618,17 @@ def _exits(body: list[ast.stmt]) -> bool:
     return False
 
 
-def rethrows(exc: ast.expr) -> bool:
-    """`raise err`, `raise self.error`: no new exception but one made elsewhere (caught, kept,
-    handed over), raised again. Its message and origin are another raise's, so like a bare
-    `raise` it is counted, not catalogued; classes are CamelCase, objects are not."""
-    dotted = _dotted(exc) if isinstance(exc, (ast.Name, ast.Attribute)) else None
-    return dotted is not None and is_value_name(dotted)
-
-
-def is_value_name(dotted: str) -> bool:
-    """A dotted name whose last part names an object, not a class: `err`, `self._error`."""
-    last = dotted.rsplit(".", 1)[-1]
-    return last[:1].islower() or last[:1] == "_"
-
-
 def _setting_read(value: ast.expr | None) -> str | None:
     """The code of a value that may read a setting: a dotted chain (`cfg.kv_transfer_config.kv_role`)
     or a call with a string key first (`extra.get("key", True)`); None for anything else."""
     if isinstance(value, ast.Attribute):
-        return _dotted(value)
+        return dotted(value)
     if (
         isinstance(value, ast.Call) and value.args and isinstance(value.args[0], ast.Constant)
-        and isinstance(value.args[0].value, str) and _dotted(value.func)
+        and isinstance(value.args[0].value, str) and dotted(value.func)
     ):
         return unparse(value)
     return None
-
-
-def _bindings(node: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
-    """(locals bound exactly once, every local bound) in a function; parameters are bound but never
-    count as once, and nested scopes' own names stay theirs.
-
-    Only statements are walked (binding forms, plus walrus in `if`/`while` tests), which keeps this
-    pass a small fraction of a full tree walk.
-    """
-    counts: Counter[str] = Counter()
-    defined: set[str] = set()  # names of nested functions and classes: code, not data
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        args = node.args
-        for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
-            if a is not None:
-                counts[a.arg] += 2
-    stack: list[ast.stmt] = list(getattr(node, "body", []))
-    while stack:
-        stmt = stack.pop()
-        targets: list[ast.expr] = []
-        if isinstance(stmt, ast.Assign):
-            targets = stmt.targets
-        elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
-            targets = [stmt.target]
-            if isinstance(stmt, ast.AugAssign):
-                counts.update(_bound_names(stmt.target))
-        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
-            targets = [stmt.target]
-        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
-            targets = [item.optional_vars for item in stmt.items if item.optional_vars is not None]
-        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, _Known)):
-            counts[stmt.name] += 1
-            defined.add(stmt.name)
-            continue
-        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            counts.update((a.asname or a.name).split(".")[0] for a in stmt.names)
-        elif isinstance(stmt, (ast.If, ast.While)) and isinstance(stmt.test, ast.NamedExpr):
-            targets = [stmt.test.target]
-        for target in targets:
-            counts.update(_bound_names(target))
-            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-                counts[f"self.{target.attr}"] += 1
-        for handler in getattr(stmt, "handlers", ()):
-            if handler.name:
-                counts[handler.name] += 1
-        for block in child_blocks(stmt):
-            stack.extend(block)
-    return frozenset(name for name, n in counts.items() if n == 1), frozenset(counts) - defined
 
 
 def _guarded_description(body: list[ast.stmt]) -> str:
@@ -717,56 +654,11 @@ def _case_term(subject: str, pattern: ast.pattern, env: Env) -> Term:
 def _callee_text(func: ast.expr) -> str | None:
     """`f`, `a.b.f`, `super().f`, and `get().f` (a method of what a call returns)."""
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
-        inner = _dotted(func.value.func)
+        inner = dotted(func.value.func)
         if inner == "super" and not func.value.args:
             return f"super().{func.attr}"
         return f"{inner}().{func.attr}" if inner else None
-    return _dotted(func)
-
-
-def _dotted(node: ast.expr | None) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
-        return f"{inner}.{node.attr}" if inner else None
-    if isinstance(node, ast.Subscript):  # Generic[T] -> Generic
-        return _dotted(node.value)
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):  # "VllmConfig" annotations
-        return node.value if node.value.replace(".", "").isidentifier() else None
-    return None
-
-
-def _strip_generic(node: ast.expr | None) -> ast.expr | None:
-    """`X | None` and `Optional[X]` -> X: the type an attribute or parameter holds when set."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        left, right = node.left, node.right
-        if isinstance(right, ast.Constant) and right.value is None:
-            return _strip_generic(left)
-        if isinstance(left, ast.Constant) and left.value is None:
-            return _strip_generic(right)
-    if isinstance(node, ast.Subscript) and _dotted(node.value) in ("Optional", "typing.Optional"):
-        return _strip_generic(node.slice)
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        try:
-            return _strip_generic(ast.parse(node.value, mode="eval").body)
-        except SyntaxError:
-            return None
-    return node
-
-
-def _strip_call(node: ast.expr) -> ast.expr:
-    return node.func if isinstance(node, ast.Call) else node
-
-
-def _bound_names(target: ast.expr) -> list[str]:
-    if isinstance(target, ast.Name):
-        return [target.id]
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return [n for elt in target.elts for n in _bound_names(elt)]
-    if isinstance(target, ast.Starred):
-        return _bound_names(target.value)
-    return []
+    return dotted(func)
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -812,10 +704,10 @@ def collect_facts_reusing(lines: list[str], module: str, is_pkg: bool, memo: Bod
         if any(first <= end and start <= last for start, end, _ in known):
             return None
     markers = [_Known(start, found) for start, _, found in known]
-    tree.body = sorted([*tree.body, *markers], key=lambda s: s.line if isinstance(s, _Known) else first_line(s))
-    once, bound = _bindings(tree)
+    once, bound = bindings(tree, [marker.name for marker in markers])
     if any((name in bound) != was for marker in markers for name, was in marker.statement.module_reads):
         return None
+    tree.body = sorted([*tree.body, *markers], key=lambda s: s.line if isinstance(s, _Known) else first_line(s))
     return _collect(tree, module, is_pkg, lines, memo, _Frame("", once, bound, {}, {}))
 
 
@@ -824,7 +716,7 @@ def collect_facts(
 ) -> ModuleFacts:
     """The module's facts; with its source `lines` and a `memo` shared by versions of the same
     file, function bodies seen in another version are not walked again."""
-    return _collect(tree, module, is_pkg, lines, memo, _Frame("", *_bindings(tree), {}, {}))
+    return _collect(tree, module, is_pkg, lines, memo, _Frame("", *bindings(tree), {}, {}))
 
 
 def _collect(

@@ -18,9 +18,9 @@ from typing import Sequence
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from errscan.extract.astutil import child_blocks, first_line
+from errscan.extract.astutil import child_blocks, first_line, is_value_name
 from errscan.extract.conditions import Condition
-from errscan.extract.facts import SITE_KINDS, ModuleFacts, StatementPosition, is_value_name
+from errscan.extract.facts import SITE_KINDS, ModuleFacts, StatementPosition
 from errscan.extract.names import ScopeStack, qualify
 from errscan.extract.templates import EMPTY, LocalLookup, Template, TemplateBuilder
 from errscan.model import Placeholder
@@ -200,7 +200,7 @@ class _SiteWalker:
 
 def _rethrows(exc: cst.BaseExpression) -> bool:
     """`raise err`, `raise self.error`: an exception object made elsewhere, raised again (as
-    `facts.rethrows` tells for ast)."""
+    `astutil.rethrows` tells for ast)."""
     dotted = _dotted(exc)
     return dotted is not None and is_value_name(dotted)
 
