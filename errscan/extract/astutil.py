@@ -6,6 +6,9 @@ import ast
 from collections import Counter
 from typing import Sequence
 
+_BLOCK_ORDER = ("body", "handlers", "orelse", "finalbody", "cases")
+_BLOCK_FIELDS: dict[type, tuple[str, ...]] = {}  # statement type -> its fields that hold blocks
+
 
 def source_lines(text: str) -> list[str]:
     """The lines of `text` without their ends, split where the tokenizer counts a new line:
@@ -29,14 +32,29 @@ def child_blocks(stmt) -> list:
     """The blocks a compound statement holds, in source order: body, except handlers, `else`,
     `finally`, match cases. An `ast` block is a list of statements (empty where there is none);
     libcst names the same fields, and gives a suite, an `Else` or `Finally`, or the `If` of an `elif`."""
+    fields = _BLOCK_FIELDS.get(type(stmt))
+    if fields is None:  # looked up once a type: most statements have none, and this runs for each
+        fields = _BLOCK_FIELDS[type(stmt)] = tuple(f for f in _BLOCK_ORDER if hasattr(stmt, f))
     blocks = []
-    for field in ("body", "handlers", "orelse", "finalbody", "cases"):
-        value = getattr(stmt, field, None)
+    for field in fields:
+        value = getattr(stmt, field)
         if field in ("handlers", "cases"):
-            blocks.extend(part.body for part in value or ())
+            blocks.extend(part.body for part in value)
         elif value is not None:
             blocks.append(value)
     return blocks
+
+
+def always_exits(body: list[ast.stmt]) -> bool:
+    """A block that never runs on to the next statement: it returns, raises, continues or breaks."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+        return True
+    if isinstance(last, ast.If):
+        return always_exits(last.body) and bool(last.orelse) and always_exits(last.orelse)
+    return False
 
 
 def rethrows(exc: ast.expr) -> bool:
@@ -47,9 +65,9 @@ def rethrows(exc: ast.expr) -> bool:
     return name is not None and is_value_name(name)
 
 
-def is_value_name(dotted: str) -> bool:
+def is_value_name(name: str) -> bool:
     """A dotted name whose last part names an object, not a class: `err`, `self._error`."""
-    last = dotted.rsplit(".", 1)[-1]
+    last = name.rsplit(".", 1)[-1]
     return last[:1].islower() or last[:1] == "_"
 
 
@@ -104,6 +122,8 @@ def bindings(node: ast.AST, definitions: Sequence[str] = ()) -> tuple[frozenset[
 
 
 def dotted(node: ast.expr | None) -> str | None:
+    """A name as dotted text (`a.b.c`; `Generic[T]` and the annotation `"a.B"` as `Generic`, `a.B`),
+    or None for any other expression."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
@@ -135,10 +155,12 @@ def strip_optional(node: ast.expr | None) -> ast.expr | None:
 
 
 def strip_call(node: ast.expr) -> ast.expr:
+    """`dec(...)` -> `dec`: a decorator by the name it is called by."""
     return node.func if isinstance(node, ast.Call) else node
 
 
 def bound_names(target: ast.expr) -> list[str]:
+    """The plain names an assignment target binds, unpacking included."""
     if isinstance(target, ast.Name):
         return [target.id]
     if isinstance(target, (ast.Tuple, ast.List)):

@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass, replace
 from typing import Container
 
-from errscan.extract.astutil import bindings, bound_names, dotted, rethrows, strip_call, strip_optional
+from errscan.extract.astutil import always_exits, bindings, bound_names, dotted, rethrows, strip_call, strip_optional
 from errscan.extract.conditions import (
     Binding, Condition, Env, case_term, conjuncts, guarded_description, loop_term, make_term, negate, pseudo_term,
     unparse,
@@ -21,7 +21,6 @@ from errscan.extract.facts import (
 )
 from errscan.extract.names import ScopeStack, resolve_relative
 
-_EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 # Nodes that hold no call, or whose calls belong to another scope.
 _LEAVES = frozenset({
     ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del, ast.FunctionDef, ast.AsyncFunctionDef,
@@ -102,7 +101,7 @@ class FactCollector:
         for stmt in body:
             self.statement(stmt, terms, env, partial)
             if isinstance(stmt, ast.If):
-                body_exits, else_exits = _exits(stmt.body), bool(stmt.orelse) and _exits(stmt.orelse)
+                body_exits, else_exits = always_exits(stmt.body), bool(stmt.orelse) and always_exits(stmt.orelse)
                 if body_exits and not else_exits:
                     raised = isinstance(stmt.body[-1], ast.Raise)
                     terms = terms + tuple(replace(make_term(c, env), other_error=raised) for c in conjuncts(negate(stmt.test)))
@@ -364,17 +363,6 @@ class FactCollector:
         self.imports.append((self.scopes.current, local, target))
         if self.scopes.at_module:
             self.local_defs.add(local)
-
-
-def _exits(body: list[ast.stmt]) -> bool:
-    if not body:
-        return False
-    last = body[-1]
-    if isinstance(last, _EXITS):
-        return True
-    if isinstance(last, ast.If):
-        return _exits(last.body) and bool(last.orelse) and _exits(last.orelse)
-    return False
 
 
 def _setting_read(value: ast.expr | None) -> str | None:
