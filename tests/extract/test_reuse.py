@@ -51,13 +51,6 @@ def test_the_same_text_in_another_class_is_walked_again():
     assert [(r.class_scope, r.attribute) for r in reads] == [("Store", "limit"), ("NewName", "value")]
 
 
-def test_source_lines_number_lines_as_python_does():
-    text = "a = 1\x0c\nb = 2\r\nc = 3\rd = 4\n"
-    assert source_lines(text) == ["a = 1\x0c", "b = 2", "c = 3", "d = 4"]
-    tree = ast.parse(text)
-    assert [source_lines(text)[s.lineno - 1][0] for s in tree.body] == ["a", "b", "c", "d"]
-
-
 @pytest.mark.integration
 @pytest.mark.releases
 def test_every_file_vllm_changed_from_0260_to_0271_has_the_facts_of_a_fresh_walk():
