@@ -17,7 +17,8 @@ from typing import Callable, Iterable, Iterator
 from errscan.analysis import analyze
 from errscan.cache import ScanCache, encode, store_payload
 from errscan.extract import FileResult, extract_file, extract_file_from_ast
-from errscan.extract.facts import BodyMemo, ModuleFacts
+from errscan.extract.facts import ModuleFacts
+from errscan.extract.reuse import BodyMemo
 from errscan.extract.sites import RawSite
 from errscan.extract.templates import normalize
 from errscan.graph.calls import CallGraph
