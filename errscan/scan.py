@@ -19,7 +19,7 @@ from errscan.cache import ScanCache, encode, store_payload
 from errscan.extract import FileResult, extract_file, extract_file_from_ast
 from errscan.extract.facts import BodyMemo, ModuleFacts
 from errscan.extract.sites import RawSite
-from errscan.extract.templates import normalize
+from errscan.ids import normalize
 from errscan.graph.calls import CallGraph
 from errscan.graph.index import PackageIndex
 from errscan.ids import error_id
