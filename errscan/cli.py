@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from errscan import __version__
+from errscan.api.read import read_site
 from errscan.cache import ScanCache, open_cache
 from errscan.cachedir import default_cache_dir
 from errscan.diff import GATE_KINDS, diff_catalogs, kinds_found
@@ -21,7 +22,7 @@ from errscan.lookup.output import as_json, as_text
 from errscan.model import Catalog
 from errscan.profiles.vllm import VLLM
 from errscan.progress import Progress
-from errscan.render import check_site_target, read_site, write_site
+from errscan.render.site import check_site_target, write_site
 from errscan.render.diff import FORMATS, format_diff
 from errscan.scan import ScanOptions
 from errscan.scope import Scope

@@ -9,10 +9,12 @@ import pickle
 import time
 from collections import Counter
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
+
+from msgspec.structs import replace
 
 from errscan.analysis import analyze
 from errscan.cache import ScanCache, encode, store_payload
