@@ -8,12 +8,12 @@ that reach it, the settings that decide it, solutions and related errors.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 
 import libcst as cst
+import msgspec
 
 from errscan.analysis.chains import Reach, conjoin, reach
 from errscan.analysis.entries import Entry, find_entries, find_plugins
@@ -52,9 +52,9 @@ def analyze(
             per_function[node] = (reach(graph, node, entries), _class_reads(graph, node, reads))
         found, settings = per_function[node]
         trigger = _trigger(error, raw, module, found, catalog, profile, len({p.name for p in plugins}), settings)
-        analyzed.append(dataclasses.replace(error, trigger=trigger))
+        analyzed.append(msgspec.structs.replace(error, trigger=trigger))
     related = related_errors(analyzed)
-    analyzed = [dataclasses.replace(e, trigger=dataclasses.replace(e.trigger, related=related[e.id])) for e in analyzed]
+    analyzed = [msgspec.structs.replace(e, trigger=msgspec.structs.replace(e.trigger, related=related[e.id])) for e in analyzed]
     with_chain = sum(1 for e in analyzed if e.trigger.chains)
     parse_expression.cache_clear()  # its trees are only for this analysis, and not small
     return analyzed, AnalysisStats(len(entries), len(plugins), with_chain)
