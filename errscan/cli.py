@@ -1,4 +1,8 @@
-"""The command line: parses options, calls the library, prints one line per problem."""
+"""The command line: parses options, calls the library, prints one line per problem.
+
+Scanning and writing a site load libcst, networkx, jinja2 and pygments: what scans, fetches or
+writes is imported in the functions that do it, so that `errscan lookup --site` starts fast.
+"""
 
 from __future__ import annotations
 
@@ -7,28 +11,27 @@ import signal
 import sys
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from errscan import __version__
-from errscan.cache import ScanCache, open_cache
+from errscan.api.read import read_site
 from errscan.cachedir import default_cache_dir
 from errscan.diff import GATE_KINDS, diff_catalogs, kinds_found
 from errscan.errors import EXIT_DIFFERENCES, EXIT_FAILURE, EXIT_USAGE, ErrscanError, UsageError
-from errscan.history import Revision, scan_revisions
 from errscan.lookup import lookup as find_in_log
 from errscan.lookup.output import as_json, as_text
 from errscan.model import Catalog
 from errscan.profiles.vllm import VLLM
 from errscan.progress import Progress
-from errscan.render import check_site_target, read_site, write_site
 from errscan.render.diff import FORMATS, format_diff
-from errscan.scan import ScanOptions
 from errscan.scope import Scope
-from errscan.sides import load_sides
-from errscan.sources import open_source
-from errscan.sources.git import order_notes
-from errscan.sources.release import releases_between, sort_versions
+
+if TYPE_CHECKING:
+    from errscan.cache import ScanCache
+    from errscan.history import Revision
+    from errscan.scan import ScanOptions
 
 DEFAULT_SITE = Path("site")  # scan writes here, lookup reads here, unless told otherwise
 PROFILE = VLLM
@@ -80,6 +83,9 @@ def scan_source(
 ) -> Catalog:
     """Scan what the source options name (several revisions give history); parse failures and a
     corrupt cache go to stderr, one line each."""
+    from errscan.history import scan_revisions
+    from errscan.sources.git import order_notes
+
     if "/" not in repo or repo.count("/") != 1:
         raise click.BadParameter("expected OWNER/NAME", param_hint="--repo")
     cache_dir = cache_dir or default_cache_dir()
@@ -109,6 +115,8 @@ def scan(src, commit, release, releases, repo, include, exclude, jobs, cache_dir
     Several --release or --commit values (or --releases A..B) make one site whose pages carry
     each error's history; the latest is the main content.
     """
+    from errscan.render.site import check_site_target, write_site
+
     check_site_target(out)  # before the scan, which can take minutes
     catalog = scan_source(src, commit, release, releases, repo, include, exclude, jobs, cache_dir, no_cache, quiet)
     write_site(catalog, out, jobs)
@@ -165,6 +173,8 @@ def diff(old, new, git_dir, fmt, fail_on, repo, include, exclude, jobs, cache_di
     """Compare the errors of OLD and NEW: each a site folder (or its api/index.json), vllm==X.Y.Z,
     or with --git DIR a git revision. Prints added, removed and changed errors.
     """
+    from errscan.sides import load_sides
+
     gates = _fail_on(fail_on)
     cache_dir = cache_dir or default_cache_dir()
     options, _ = _scan_options(repo, include, exclude, jobs, cache_dir, no_cache)
@@ -187,6 +197,9 @@ def diff(old, new, git_dir, fmt, fail_on, repo, include, exclude, jobs, cache_di
 
 
 def _scan_options(repo, include, exclude, jobs, cache_dir: Path, no_cache: bool) -> tuple[ScanOptions, Scope]:
+    from errscan.cache import open_cache
+    from errscan.scan import ScanOptions
+
     scope = Scope(tuple(include) or PROFILE.default_include, tuple(exclude))
     cache = None if no_cache else open_cache(cache_dir)
     return ScanOptions(repo=repo, scope=scope, jobs=jobs, cache=cache), scope
@@ -194,6 +207,10 @@ def _scan_options(repo, include, exclude, jobs, cache_dir: Path, no_cache: bool)
 
 def _revisions(src, commits, releases, release_range, cache_dir: Path) -> list[Revision]:
     """What to scan, oldest first: releases sorted by version, commits in the order given."""
+    from errscan.history import Revision
+    from errscan.sources import open_source
+    from errscan.sources.release import releases_between, sort_versions
+
     if release_range is not None:
         if releases:
             raise UsageError("give either --release or --releases, not both")

@@ -34,7 +34,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterable
 
-from errscan.extract.templates import normalize
+from errscan.ids import normalize
 from errscan.match import split_template
 from errscan.model import (
     Catalog,

@@ -15,9 +15,10 @@ The latest release is the catalog's main content; errors no longer raised are ke
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Callable
+
+import msgspec
 
 from errscan.diff import diff_matched, field_changes, match_errors, only_lines_moved
 from errscan.model import Catalog, CatalogDiff, ErrorSite, History, ReleaseRef, ReleaseState
@@ -115,7 +116,7 @@ def build_history(snapshots: list[tuple[ReleaseRef, Catalog]]) -> Catalog:
         key=lambda e: (e.path, e.line, e.id),
     )
     page_ids = set(live) | {e.id for e in retired}
-    return dataclasses.replace(
+    return msgspec.structs.replace(
         latest_catalog,
         errors=tuple(live[e.id] for e in latest_catalog.errors),
         releases=tuple(refs),
@@ -141,7 +142,7 @@ def _with_history(lineage: dict[int, ErrorSite], refs: list[ReleaseRef]) -> Erro
     removed_since = refs[positions[-1] + 1].label if positions[-1] + 1 < len(refs) else None
     aliases = tuple(dict.fromkeys(lineage[p].id for p in positions if lineage[p].id != final.id))
     history = History(states, refs[positions[0]].label, last_changed, removed_since, aliases)
-    return dataclasses.replace(final, history=history)
+    return msgspec.structs.replace(final, history=history)
 
 
 def _changed(before: ErrorSite, after: ErrorSite) -> bool:
@@ -182,6 +183,6 @@ def _unique_labels(snapshots: list[tuple[ReleaseRef, Catalog]]) -> list[tuple[Re
     for ref, _ in snapshots:
         counts[ref.label] = counts.get(ref.label, 0) + 1
     return [
-        (dataclasses.replace(ref, label=f"{ref.label}@{(ref.commit or '')[:10]}") if counts[ref.label] > 1 else ref, c)
+        (msgspec.structs.replace(ref, label=f"{ref.label}@{(ref.commit or '')[:10]}") if counts[ref.label] > 1 else ref, c)
         for ref, c in snapshots
     ]

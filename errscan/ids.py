@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-
-from errscan.extract.templates import normalize
+import re
 
 
 def error_id(repo: str, path: str, function: str, exception: str, message: str, ordinal: int) -> str:
@@ -17,3 +16,11 @@ def error_id(repo: str, path: str, function: str, exception: str, message: str, 
         [repo, path, function, exception.rsplit(".", 1)[-1], normalize(message), str(ordinal)]
     )
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+def normalize(template: str) -> str:
+    """The form ids are made from: whitespace folded, placeholder contents dropped."""
+    text = re.sub(r"\{\{|\}\}", lambda m: "\0" if m.group() == "{{" else "\1", template)
+    text = re.sub(r"\{[^{}]*\}", "{}", text)
+    text = text.replace("\0", "{{").replace("\1", "}}")
+    return " ".join(text.split())

@@ -9,17 +9,20 @@ import pickle
 import time
 from collections import Counter
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from msgspec.structs import replace
+
 from errscan.analysis import analyze
 from errscan.cache import ScanCache, encode, store_payload
 from errscan.extract import FileResult, extract_file, extract_file_from_ast
-from errscan.extract.facts import BodyMemo, ModuleFacts
+from errscan.extract.facts import ModuleFacts
+from errscan.extract.reuse import BodyMemo
 from errscan.extract.sites import RawSite
-from errscan.extract.templates import normalize
+from errscan.ids import normalize
 from errscan.graph.calls import CallGraph
 from errscan.graph.index import PackageIndex
 from errscan.ids import error_id

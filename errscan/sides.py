@@ -9,7 +9,7 @@ from errscan.history import Revision, scan_each
 from errscan.model import Catalog
 from errscan.profiles import Profile
 from errscan.progress import Progress
-from errscan.render import read_site
+from errscan.api.read import read_site
 from errscan.scan import ScanOptions
 from errscan.sources import open_source
 

@@ -1,4 +1,4 @@
-from errscan.extract.templates import normalize
+from errscan.ids import normalize
 from errscan.ids import error_id
 
 

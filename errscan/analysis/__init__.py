@@ -8,12 +8,12 @@ that reach it, the settings that decide it, solutions and related errors.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 
 import libcst as cst
+import msgspec
 
 from errscan.analysis.chains import Reach, conjoin, reach
 from errscan.analysis.entries import Entry, find_entries, find_plugins
@@ -55,11 +55,11 @@ def analyze(
         found, settings = per_function[node]
         terms, contributions = _site_terms(raw, module)
         trigger = _trigger(error, raw, terms, contributions, found, catalog, profile, len({p.name for p in plugins}), settings)
-        with_trigger = dataclasses.replace(error, trigger=trigger)
+        with_trigger = msgspec.structs.replace(error, trigger=trigger)
         explanation = explainer.explain(with_trigger, terms, contributions, found, settings)
-        analyzed.append(dataclasses.replace(with_trigger, explanation=explanation))
+        analyzed.append(msgspec.structs.replace(with_trigger, explanation=explanation))
     related = related_errors(analyzed)
-    analyzed = [dataclasses.replace(e, trigger=dataclasses.replace(e.trigger, related=related[e.id])) for e in analyzed]
+    analyzed = [msgspec.structs.replace(e, trigger=msgspec.structs.replace(e.trigger, related=related[e.id])) for e in analyzed]
     with_chain = sum(1 for e in analyzed if e.trigger.chains)
     parse_expression.cache_clear()  # its trees are only for this analysis, and not small
     return analyzed, AnalysisStats(len(entries), len(plugins), with_chain)

@@ -16,9 +16,11 @@ from dataclasses import dataclass
 import libcst as cst
 
 from errscan.extract.ast_sites import extract_ast_sites
-from errscan.extract.facts import SITE_KINDS, BodyMemo, ModuleFacts, collect_facts, collect_facts_reusing
-from errscan.extract.lines import source_lines
+from errscan.extract.astutil import source_lines
+from errscan.extract.collect import collect_facts
+from errscan.extract.facts import SITE_KINDS, ModuleFacts
 from errscan.extract.names import is_package, module_name
+from errscan.extract.reuse import BodyMemo, collect_facts_reusing, collect_facts_with_memo
 from errscan.extract.sites import RawSite, extract_sites
 from errscan.model import ParseFailure
 from errscan.sources import SourceFile
@@ -68,7 +70,10 @@ def _extract(source: SourceFile, catalogued: bool, libcst_failure: str | None, m
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
         line = getattr(exc, "lineno", None) or 1
         return _failed(source, ParseFailure(source.path, line, f"syntax error: {getattr(exc, 'msg', exc)}"))
-    facts = collect_facts(tree, module, package, lines, memo)
+    if memo is None:
+        facts = collect_facts(tree, module, package)
+    else:
+        facts = collect_facts_with_memo(tree, module, package, lines, memo)
     if not catalogued:
         return FileResult(source.path, source.digest, (), facts, (), 0, None)
     if not any(s.kind in SITE_KINDS for s in facts.statements):
@@ -78,13 +83,13 @@ def _extract(source: SourceFile, catalogued: bool, libcst_failure: str | None, m
     failure_line = 1
     if libcst_failure is None:
         try:
-            sites, reraises = extract_sites(text, tree, facts)
+            sites, reraises = extract_sites(text, lines, tree, facts)
             return FileResult(source.path, source.digest, tuple(lines), facts, sites, reraises, None)
         except cst.ParserSyntaxError as exc:
             libcst_failure, failure_line = f"libcst cannot parse: {exc.message}", exc.raw_line
         except RecursionError:
             libcst_failure = "libcst cannot parse: nesting too deep for its recursion"
-    sites, reraises = extract_ast_sites(tree, text, facts)
+    sites, reraises = extract_ast_sites(tree, text, lines, facts)
     failure = ParseFailure(source.path, failure_line, f"{libcst_failure}; raise sites taken from ast")
     return FileResult(source.path, source.digest, tuple(lines), facts, sites, reraises, failure)
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 import ast
 import re
 
-from errscan.extract.facts import ModuleFacts, rethrows
+from errscan.extract.astutil import child_blocks, rethrows
+from errscan.extract.facts import ModuleFacts
 from errscan.extract.names import ScopeStack, qualify
-from errscan.extract.sites import MESSAGE_KEYWORDS, RawSite
+from errscan.extract.sites import MESSAGE_KEYWORDS, RawSite, SiteText
 from errscan.extract.templates import EMPTY, Template, escape_literal, field_template, one_line
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
@@ -42,12 +43,8 @@ class _AstSiteWalker:
                 self._site(node, "assert", "AssertionError", "builtins.AssertionError",
                            self._message(node.msg), None, self._source(node.test))
             else:
-                for name in ("body", "orelse", "finalbody"):
-                    self.walk(getattr(node, name, None) or [])
-                for handler in getattr(node, "handlers", ()):
-                    self.walk(handler.body)
-                for case in getattr(node, "cases", ()):
-                    self.walk(case.body)
+                for block in child_blocks(node):
+                    self.walk(block)
 
     def _raise(self, node: ast.Raise) -> None:
         if node.exc is None or rethrows(node.exc):
@@ -97,23 +94,9 @@ class _AstSiteWalker:
 
     def _site(self, node, kind, exception, qualname, message, cause, test) -> None:
         position = self.positions[(node.lineno, node.col_offset)]  # the facts' walk saw it too
-        self.sites.append(
-            RawSite(
-                kind=kind,
-                exception=exception,
-                exception_qualname=qualname,
-                message=message.text,
-                placeholders=message.placeholders,
-                line=node.lineno,
-                end_line=node.end_lineno or node.lineno,
-                function=self.scopes.current or "<module>",
-                comments=self._comments_above(node),
-                cause=cause,
-                assert_test=test,
-                condition=position.condition,
-                partial=position.partial,
-            )
-        )
+        function = self.scopes.current or "<module>"
+        text = SiteText(kind, exception, qualname, message, function, self._comments_above(node), cause, test)
+        self.sites.append(text.at(position))
 
     def _comments_above(self, node: ast.stmt) -> tuple[str, ...]:
         """The comment lines right above a statement that starts its line."""
@@ -136,8 +119,10 @@ def _spec(spec: ast.JoinedStr) -> str:
     )
 
 
-def extract_ast_sites(tree: ast.Module, text: str, facts: ModuleFacts) -> tuple[tuple[RawSite, ...], int]:
+def extract_ast_sites(
+    tree: ast.Module, text: str, lines: list[str], facts: ModuleFacts
+) -> tuple[tuple[RawSite, ...], int]:
     """Every raise and assert-with-message of the module, and the count of bare re-raises."""
-    walker = _AstSiteWalker(text, text.splitlines(), facts)
+    walker = _AstSiteWalker(text, lines, facts)
     walker.walk(tree.body)
     return tuple(walker.sites), walker.reraises

@@ -209,3 +209,24 @@ def either(conditions: list[Condition]) -> Term:
 
 def pseudo_term(text: str) -> Term:
     return Term(text, text, text, pseudo=True)
+
+
+def guarded_description(body: list[ast.stmt]) -> str:
+    """What a `try` guards, for `raises(E, ...)`: its first call, else its first import or line
+    (as a string literal, so that the term stays valid Python syntax)."""
+    for stmt in body:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            return repr(unparse(stmt))
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call):
+                return unparse(node)
+    return repr(unparse(body[0])) if body else "..."
+
+
+def case_term(subject: str, pattern: ast.pattern, env: Env) -> Term:
+    """A `case` pattern as plain Python where it is a value or a bare class, else `matches(...)`."""
+    if isinstance(pattern, ast.MatchValue):
+        return make_term(ast.parse(f"{subject} == {unparse(pattern.value)}", mode="eval").body, env)
+    if isinstance(pattern, ast.MatchClass) and not pattern.patterns and not pattern.kwd_patterns:
+        return make_term(ast.parse(f"isinstance({subject}, {unparse(pattern.cls)})", mode="eval").body, env)
+    return pseudo_term(f"matches({subject}, {unparse(pattern)})")

@@ -18,8 +18,9 @@ from typing import Sequence
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from errscan.extract.astutil import child_blocks, first_line, is_value_name
 from errscan.extract.conditions import Condition
-from errscan.extract.facts import SITE_KINDS, ModuleFacts, StatementPosition, is_value_name
+from errscan.extract.facts import SITE_KINDS, ModuleFacts, StatementPosition
 from errscan.extract.names import ScopeStack, qualify
 from errscan.extract.templates import EMPTY, LocalLookup, Template, TemplateBuilder
 from errscan.model import Placeholder
@@ -46,9 +47,11 @@ class RawSite:
     partial: tuple[str, ...] = ()
 
 
-@dataclass
-class _Pending:
-    node: cst.Raise | cst.Assert
+@dataclass(frozen=True)
+class SiteText:
+    """What a walk of the source (libcst's, or the ast fallback's) reads of a site; where it stands
+    and under what condition come from the `ast` facts' statement."""
+
     kind: str
     exception: str
     exception_qualname: str | None
@@ -57,6 +60,14 @@ class _Pending:
     comments: tuple[str, ...]
     cause: str | None
     assert_test: str | None
+
+    def at(self, position: StatementPosition) -> RawSite:
+        """The site, in RawSite's field order."""
+        return RawSite(
+            self.kind, self.exception, self.exception_qualname, self.template.text, self.template.placeholders,
+            position.line, position.end_line, self.function, self.comments, self.cause, self.assert_test,
+            position.condition, position.partial,
+        )
 
 
 class _SiteWalker:
@@ -75,7 +86,7 @@ class _SiteWalker:
         self.templates = TemplateBuilder(module, _single_assignment_lookup(self.assignments))
         self.comments: tuple[str, ...] = ()
         self.events: list[str] = []  # kind of every raise/assert, to match the ast positions
-        self.pending: list[_Pending] = []
+        self.pending: list[tuple[cst.Raise | cst.Assert, SiteText]] = []
 
     def walk(self, statements: Sequence[cst.BaseStatement]) -> None:
         for statement in statements:
@@ -99,21 +110,11 @@ class _SiteWalker:
 
     def _compound(self, statement: cst.BaseCompoundStatement) -> None:
         """if/elif/else, for, while, with, try, match: their blocks in source order."""
-        body = getattr(statement, "body", None)
-        if body is not None:
-            self._suite(body)
-        for handler in getattr(statement, "handlers", ()):
-            self._suite(handler.body)
-        for case in getattr(statement, "cases", ()):
-            self._suite(case.body)
-        orelse = getattr(statement, "orelse", None)
-        if isinstance(orelse, cst.If):
-            self._compound(orelse)
-        elif orelse is not None:
-            self._suite(orelse.body)
-        finalbody = getattr(statement, "finalbody", None)
-        if finalbody is not None:
-            self._suite(finalbody.body)
+        for block in child_blocks(statement):
+            if isinstance(block, cst.If):  # an `elif`
+                self._compound(block)
+            else:
+                self._suite(block.body if isinstance(block, (cst.Else, cst.Finally)) else block)
 
     def _suite(self, suite: cst.BaseSuite) -> None:
         if isinstance(suite, cst.SimpleStatementSuite):
@@ -168,10 +169,8 @@ class _SiteWalker:
         self._site(node, "assert", "AssertionError", "builtins.AssertionError", template, None, test)
 
     def _site(self, node, kind, exception, qualname, template, cause, test) -> None:
-        self.pending.append(
-            _Pending(node, kind, exception, qualname, template, self.scopes.current or "<module>",
-                     self.comments, cause, test)
-        )
+        function = self.scopes.current or "<module>"
+        self.pending.append((node, SiteText(kind, exception, qualname, template, function, self.comments, cause, test)))
 
     def _describe_raised(self, exc: cst.BaseExpression) -> tuple[str, str | None, Template]:
         target = exc.func if isinstance(exc, cst.Call) else exc
@@ -201,7 +200,7 @@ class _SiteWalker:
 
 def _rethrows(exc: cst.BaseExpression) -> bool:
     """`raise err`, `raise self.error`: an exception object made elsewhere, raised again (as
-    `facts.rethrows` tells for ast)."""
+    `astutil.rethrows` tells for ast)."""
     dotted = _dotted(exc)
     return dotted is not None and is_value_name(dotted)
 
@@ -256,7 +255,9 @@ class _RegionsDisagree(Exception):
     """A region's walk saw other statements than ast did there: parse the whole module instead."""
 
 
-def extract_sites(text: str, tree: ast.Module, facts: ModuleFacts) -> tuple[tuple[RawSite, ...], int]:
+def extract_sites(
+    text: str, lines: list[str], tree: ast.Module, facts: ModuleFacts
+) -> tuple[tuple[RawSite, ...], int]:
     """Every raise and assert-with-message of the module, and the count of re-raises.
 
     Raises libcst's ParserSyntaxError (or RecursionError) when libcst cannot parse the module.
@@ -264,7 +265,7 @@ def extract_sites(text: str, tree: ast.Module, facts: ModuleFacts) -> tuple[tupl
     regions = _regions(tree, [s.line for s in facts.statements])
     if regions is not None:
         try:
-            return _sites_of_regions(text, regions, facts), sum(s.kind == "reraise" for s in facts.statements)
+            return _sites_of_regions(lines, regions, facts), sum(s.kind == "reraise" for s in facts.statements)
         except (_RegionsDisagree, cst.ParserSyntaxError):
             pass
     module = cst.parse_module(text)
@@ -287,16 +288,12 @@ def _regions(tree: ast.Module, lines: list[int]) -> list[_Region] | None:
             if not holds(node.lineno, node.end_lineno or node.lineno):
                 continue
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                start = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                regions.append(_Region(start, node.end_lineno or node.lineno, classes))
+                regions.append(_Region(first_line(node), node.end_lineno or node.lineno, classes))
             elif isinstance(node, ast.ClassDef):
                 if not visit(node.body, classes + (node.name,)):
                     return False
             else:
-                blocks = [getattr(node, field, []) for field in ("body", "orelse", "finalbody")]
-                blocks += [h.body for h in getattr(node, "handlers", [])]
-                blocks += [c.body for c in getattr(node, "cases", [])]
-                inner = [child for block in blocks for child in block]
+                inner = [child for block in child_blocks(node) for child in block]
                 if not inner or not visit(inner, classes):
                     return False  # the site is this statement, or in it outside any function
         return True
@@ -304,13 +301,10 @@ def _regions(tree: ast.Module, lines: list[int]) -> list[_Region] | None:
     return regions if visit(tree.body, ()) else None
 
 
-def _sites_of_regions(text: str, regions: list[_Region], facts: ModuleFacts) -> tuple[RawSite, ...]:
-    lines = text.splitlines(keepends=True)
+def _sites_of_regions(lines: list[str], regions: list[_Region], facts: ModuleFacts) -> tuple[RawSite, ...]:
     sites: list[RawSite] = []
     for region in regions:
-        chunk = "".join(lines[region.start - 1 : region.end])
-        if not chunk.endswith("\n"):
-            chunk += "\n"
+        chunk = "\n".join(lines[region.start - 1 : region.end]) + "\n"
         indented = chunk[:1] in (" ", "\t")
         # a method keeps its indentation as the block of an `if True:`
         module = cst.parse_module("if True:\n" + chunk if indented else chunk)
@@ -324,24 +318,7 @@ def _sites_of_regions(text: str, regions: list[_Region], facts: ModuleFacts) -> 
 
 
 def _raw_sites(visitor: _SiteWalker, positions: list[StatementPosition]) -> tuple[RawSite, ...]:
-    return tuple(
-        RawSite(
-            kind=p.kind,
-            exception=p.exception,
-            exception_qualname=p.exception_qualname,
-            message=p.template.text,
-            placeholders=p.template.placeholders,
-            line=position.line,
-            end_line=position.end_line,
-            function=p.function,
-            comments=p.comments,
-            cause=p.cause,
-            assert_test=p.assert_test,
-            condition=position.condition,
-            partial=position.partial,
-        )
-        for p, position in zip(visitor.pending, positions)
-    )
+    return tuple(text.at(position) for (_, text), position in zip(visitor.pending, positions))
 
 
 def _positions(module: cst.Module, facts: ModuleFacts, visitor: _SiteWalker) -> list[StatementPosition]:
@@ -351,8 +328,8 @@ def _positions(module: cst.Module, facts: ModuleFacts, visitor: _SiteWalker) -> 
     ranges = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     by_line = {s.line: s for s in facts.statements}
     found = []
-    for p in visitor.pending:
-        line, end = ranges[p.node].start.line, ranges[p.node].end.line
+    for node, text in visitor.pending:
+        line, end = ranges[node].start.line, ranges[node].end.line
         known = by_line.get(line)
-        found.append(known if known else StatementPosition(line, 0, end, p.kind, (), ("condition not read",)))
+        found.append(known if known else StatementPosition(line, 0, end, text.kind, (), ("condition not read",)))
     return found

@@ -41,14 +41,6 @@ def escape_literal(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
 
 
-def normalize(template: str) -> str:
-    """The form ids are made from: whitespace folded, placeholder contents dropped."""
-    text = re.sub(r"\{\{|\}\}", lambda m: "\0" if m.group() == "{{" else "\1", template)
-    text = re.sub(r"\{[^{}]*\}", "{}", text)
-    text = text.replace("\0", "{{").replace("\1", "}}")
-    return " ".join(text.split())
-
-
 class TemplateBuilder:
     """Renders message expressions of one module; `lookup` resolves local message variables."""
 

@@ -19,6 +19,7 @@ from errscan.extract.conditions import Condition
 from errscan.extract.facts import CallFact, FunctionFact, ModuleFacts
 from errscan.extract.names import qualify
 from errscan.graph.index import PackageIndex
+from errscan.model import CallEdge, CallGraphDocument
 
 MODULE_CODE = "<module>"
 
@@ -235,16 +236,16 @@ class CallGraph:
         found = [self.lookup_method(klass, "__init__"), self.lookup_method(klass, "__post_init__")]
         return [(f, "constructor") for f in found if f]
 
-    def callgraph_document(self) -> dict:
+    def callgraph_document(self) -> CallGraphDocument:
         """`api/callgraph.json`: every edge with its first call site, for audit and reuse."""
-        edges = []
-        for caller, callee, data in sorted(self.graph.edges(data=True)):
-            for site in data["sites"]:
-                edges.append({"caller": caller, "callee": callee, "path": site.path, "line": site.line,
-                              "resolution": site.resolution})
-        return {
-            "nodes": self.graph.number_of_nodes(),
-            "edges": edges,
-            "unresolved_calls": sum(self.unresolved.values()),
-            "external_calls": self.external,
-        }
+        edges = [
+            CallEdge(caller, callee, site.path, site.line, site.resolution)
+            for caller, callee, data in sorted(self.graph.edges(data=True))
+            for site in data["sites"]
+        ]
+        return CallGraphDocument(
+            nodes=self.graph.number_of_nodes(),
+            edges=tuple(edges),
+            unresolved_calls=sum(self.unresolved.values()),
+            external_calls=self.external,
+        )

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from errscan.lookup.rank import Candidate, Finding
-from errscan.render import page_path
+from errscan.api.layout import page_path
 
 
 def as_records(findings: list[Finding]) -> list[dict[str, Any]]:

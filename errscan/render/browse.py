@@ -47,7 +47,7 @@ def groups(catalog: Catalog, axis: str) -> list[Group]:
         if axis == "file":
             names = [error.path]
         else:
-            names = list(error.trigger.connectors) if error.trigger and error.trigger.connectors else [UNATTRIBUTED]
+            names = list(error.connectors) or [UNATTRIBUTED]
         for name in names:
             members[name].append(error)
     ordered = sorted(members, key=lambda n: (n == UNATTRIBUTED, n))
@@ -60,6 +60,6 @@ def facet_counts(catalog: Catalog) -> dict[str, list[tuple[str, int]]]:
     for error in catalog.errors:
         counts["exception"][error.exception] += 1
         counts["kind"][error.kind] += 1
-        for name in (error.trigger.connectors if error.trigger else ()):
+        for name in error.connectors:
             counts["connector"][name] += 1
     return {facet: sorted(values.items()) for facet, values in counts.items()}

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Callable
 
 from errscan.diff import headline, knob_changes, split_changes
-from errscan.model import CatalogDiff, ErrorChange, ErrorRef, FieldChange, WordDiff, to_dict
-from errscan.render import dump_json
+from errscan.api.write import dump_json
+from errscan.model import CatalogDiff, ErrorChange, ErrorRef, FieldChange, WordDiff
 
 FORMATS = ("text", "markdown", "json")
 _MESSAGE_WIDTH = 100
@@ -15,7 +15,7 @@ _ANSI = {"added": "32", "removed": "31", "changed": "33", "insert": "32", "delet
 
 def format_diff(diff: CatalogDiff, fmt: str, color: bool = False) -> str:
     if fmt == "json":
-        return dump_json(to_dict(diff))
+        return dump_json(diff)
     if fmt == "markdown":
         return _markdown(diff)
     return _text(diff, _painter(color))

@@ -25,10 +25,6 @@ def script_json(data: Any) -> str:
     return "".join(_SCRIPT_UNSAFE.get(char, char) for char in text)
 
 
-def connectors_of(error: ErrorSite) -> list[str]:
-    return list(error.trigger.connectors) if error.trigger else []
-
-
 def search_entry(error: ErrorSite) -> dict[str, Any]:
     compiled = compile_template(error.message)
     pieces = split_template(error.message)
@@ -42,7 +38,7 @@ def search_entry(error: ErrorSite) -> dict[str, Any]:
         "line": error.line,
         "end_line": error.end_line,
         "function": error.function,
-        "connectors": connectors_of(error),
+        "connectors": error.connectors,
         "removed_since": error.removed_since,
         "pattern": compiled.pattern,
         "prefix_pattern": compiled.prefix_pattern,

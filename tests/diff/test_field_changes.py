@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 
 from conftest import FIXTURES
 
@@ -20,7 +20,7 @@ def site():
 
 
 def with_trigger(error, condition, knobs=()):
-    return dataclasses.replace(error, trigger=Trigger(condition=condition, conjuncts=(), raw_condition=condition, knobs=knobs))
+    return msgspec.structs.replace(error, trigger=Trigger(condition=condition, conjuncts=(), raw_condition=condition, knobs=knobs))
 
 
 def test_the_analysed_condition_and_knobs_are_compared():
@@ -35,7 +35,7 @@ def test_the_analysed_condition_and_knobs_are_compared():
 
 def test_a_pair_with_nothing_different_has_no_changes():
     error = site()
-    assert field_changes(error, dataclasses.replace(error, url="elsewhere", comments=("other",))) == ()
+    assert field_changes(error, msgspec.structs.replace(error, url="elsewhere", comments=("other",))) == ()
 
 
 def test_text_and_markdown_show_the_knobs_that_came_and_went():
@@ -54,7 +54,7 @@ def test_fail_on_changed_ignores_errors_that_only_moved_lines():
     from errscan.diff import Match, diff_matched, kinds_found
 
     error = site()
-    moved = dataclasses.replace(error, line=error.line + 5, end_line=error.end_line + 5)
-    reworded = dataclasses.replace(error, message=error.message + " now")
+    moved = msgspec.structs.replace(error, line=error.line + 5, end_line=error.end_line + 5)
+    reworded = msgspec.structs.replace(error, message=error.message + " now")
     assert kinds_found(diff_matched((error,), (moved,), [Match(error, moved, "id")], "1", "2")) == {"moved"}
     assert kinds_found(diff_matched((error,), (reworded,), [Match(error, reworded, "id")], "1", "2")) == {"changed"}

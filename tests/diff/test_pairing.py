@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 
 from conftest import FIXTURES
 
@@ -20,7 +20,7 @@ BASE = scan(FolderSource(FIXTURES / "twins", VLLM), ScanOptions(repo="o/r", scop
 def error(path, function, message, id, exception="ValueError"):
     """An error at line 10 whose surrounding code is its own (so only the template can pair it)."""
     code = Excerpt(7, (f"a_{id} = 1", f"b_{id} = 2", f"if c_{id}:", "raise", f"d_{id} = 3", f"e_{id} = 4", f"f_{id} = 5"))
-    return dataclasses.replace(BASE, id=id, path=path, function=function, message=message, exception=exception,
+    return msgspec.structs.replace(BASE, id=id, path=path, function=function, message=message, exception=exception,
                                line=10, end_line=10, excerpt=code)
 
 
@@ -75,4 +75,4 @@ def test_the_same_message_moved_to_another_class_and_file_pairs():
     files = (["pkg/nixl/worker.py"], ["pkg/nixl/worker.py", "pkg/nixl/base_worker.py"])
     assert [(m.old.id, m.new.id, m.rule) for m in match_errors([old], [new], *files)] == [("a", "b", "message")]
     short = error("pkg/nixl/base_worker.py", "X.f", "not ready", "c", "RuntimeError")  # too little text alone
-    assert match_errors([dataclasses.replace(old, message="not ready")], [short], *files) == []
+    assert match_errors([msgspec.structs.replace(old, message="not ready")], [short], *files) == []

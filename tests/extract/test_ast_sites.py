@@ -63,3 +63,11 @@ def test_a_file_libcst_cannot_handle_is_reported_and_catalogued_from_ast(parts):
     assert raised.message == "".join(f"part {i} " for i in range(parts))
     assert (raised.exception_qualname, raised.function, raised.comments) == ("builtins.ValueError", "check", ("the guard",))
     assert (asserted.message, asserted.assert_test) == ("x is {x!r}", "x")
+
+
+def test_a_form_feed_line_keeps_the_comments_above_a_raise():
+    """`str.splitlines` splits at a form feed too, shifting the lines after it by one."""
+    source = source_file(FIXTURES / "lines" / "form_feed.py", "pkg/form_feed.py")
+    expected = [(7, ("the path must exist", "before anything reads it")), (13, ("keys are never empty",))]
+    for result in (extract_file(source, catalogued=True), extract_file_from_ast(source, True, "took too long")):
+        assert [(s.line, s.comments) for s in result.sites] == expected

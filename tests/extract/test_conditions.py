@@ -9,7 +9,7 @@ import pytest
 
 from conftest import FIXTURES
 from errscan.extract.conditions import render
-from errscan.extract.facts import collect_facts
+from errscan.extract.collect import collect_facts
 
 WHEN = re.compile(r"# when: (.*)$")
 FILES = sorted(p.name for p in (FIXTURES / "conditions").glob("*.py"))

@@ -134,3 +134,16 @@ def test_a_site_outside_every_function_makes_libcst_read_the_whole_module():
     assert regions("class C:\n    assert X, 'class body'\n") is None
     found = regions("class C:\n    @d\n    def f(self):\n        raise E('m')\n\ndef g():\n    pass\n")
     assert [(r.start, r.end, r.classes) for r in found] == [(2, 4, ("C",))]
+
+
+def test_a_form_feed_line_does_not_shift_the_functions_libcst_reads(monkeypatch):
+    """Cut at a form feed too, the lines after it would be one off and libcst would read the whole module."""
+    from conftest import source_file
+    from errscan.extract import extract_file, sites
+
+    parsed: list[str] = []
+    parse = sites.cst.parse_module
+    monkeypatch.setattr(sites.cst, "parse_module", lambda text: parsed.append(text) or parse(text))
+    result = extract_file(source_file(FIXTURES / "lines" / "form_feed.py"), catalogued=True)
+    assert [s.line for s in result.sites] == [7, 13]
+    assert [text.split("\n", 1)[0] for text in parsed] == ["def check(path):", "if True:"]

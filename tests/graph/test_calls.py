@@ -3,8 +3,8 @@
 
 def has_edge(catalog, caller_tail, callee_tail, resolution):
     return any(
-        e["caller"].endswith(caller_tail) and e["callee"].endswith(callee_tail) and e["resolution"] == resolution
-        for e in catalog.callgraph["edges"]
+        e.caller.endswith(caller_tail) and e.callee.endswith(callee_tail) and e.resolution == resolution
+        for e in catalog.callgraph.edges
     )
 
 
@@ -19,8 +19,8 @@ def test_resolutions(analysis_catalog):
 
 
 def test_unknown_receiver_stays_unresolved(analysis_catalog):
-    assert not any(e["callee"].endswith("mystery") for e in analysis_catalog.callgraph["edges"])
-    assert analysis_catalog.callgraph["unresolved_calls"] >= 1
+    assert not any(e.callee.endswith("mystery") for e in analysis_catalog.callgraph.edges)
+    assert analysis_catalog.callgraph.unresolved_calls >= 1
 
 
 def test_functions_passed_as_values_are_callbacks(analysis_catalog):
@@ -28,4 +28,4 @@ def test_functions_passed_as_values_are_callbacks(analysis_catalog):
 
 
 def test_a_class_passed_as_a_value_is_not_constructed(analysis_catalog):
-    assert not any(e["caller"].endswith("Worker.owns") for e in analysis_catalog.callgraph["edges"])
+    assert not any(e.caller.endswith("Worker.owns") for e in analysis_catalog.callgraph.edges)

@@ -1,4 +1,4 @@
-"""History built from catalogs: an error that leaves and comes back, and the JSON round trip."""
+"""History built from catalogs: an error that leaves and comes back, an id that changes."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import pytest
 from conftest import build_git_history
 
 from errscan.history import Revision, scan_revisions
-from errscan.model import catalog_from_dict, to_dict
 from errscan.profiles.vllm import VLLM
 from errscan.progress import Progress
 from errscan.scan import ScanOptions
@@ -42,10 +41,6 @@ def test_a_file_renamed_and_back_keeps_one_page_and_the_other_id_as_alias(catalo
     (alias,) = error.history.aliases
     assert catalog.aliases[alias] == error.id
     assert error.history.last_changed == "3.0"
-
-
-def test_history_catalog_survives_json(catalog):
-    assert catalog_from_dict(to_dict(catalog)) == catalog
 
 
 def test_one_commit_given_under_two_names_is_read_once(tmp_path):

@@ -4,7 +4,7 @@ Test modules import the `catalog` and `site` fixtures from here."""
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -14,7 +14,7 @@ from conftest import FIXTURES
 from errscan.analysis.related import related_errors
 from errscan.model import Catalog, Chain, ChainStep, Contribution, Knob, Related, Trigger
 from errscan.profiles.vllm import VLLM
-from errscan.render import write_site
+from errscan.render.site import write_site
 from errscan.scan import ScanOptions, scan
 from errscan.scope import Scope
 from errscan.sources.folder import FolderSource
@@ -64,14 +64,14 @@ def fixture_catalog() -> Catalog:
     catalog = scan(FolderSource(SITE_SOURCES, VLLM), ScanOptions(repo="example/kv", scope=Scope((f"{KV}/**",)), jobs=1))
     # The fixtures' own triggers replace the analysis's, so the pages show known data; related
     # errors are then ranked again from those triggers, as the analysis stage does.
-    errors = [dataclasses.replace(e, trigger=TRIGGERS.get((e.function, e.exception))) for e in catalog.errors]
+    errors = [msgspec.structs.replace(e, trigger=TRIGGERS.get((e.function, e.exception))) for e in catalog.errors]
     ranked = related_errors(errors)
     errors = [
-        dataclasses.replace(e, trigger=dataclasses.replace(e.trigger, related=e.trigger.related + ranked[e.id]))
+        msgspec.structs.replace(e, trigger=msgspec.structs.replace(e.trigger, related=e.trigger.related + ranked[e.id]))
         if e.trigger else e
         for e in errors
     ]
-    return dataclasses.replace(catalog, errors=tuple(errors))
+    return msgspec.structs.replace(catalog, errors=tuple(errors))
 
 
 @pytest.fixture(scope="session")

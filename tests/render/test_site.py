@@ -7,7 +7,7 @@ import re
 import jsonschema
 import pytest
 
-from errscan.render import write_site
+from errscan.render.site import write_site
 from errscan.render.search import script_json
 from sitebuild import SECTIONS, Page, catalog, error_named, site, words  # noqa: F401 (fixtures)
 
@@ -172,17 +172,17 @@ def test_build_is_deterministic(catalog, tmp_path):
 
 
 def test_pages_written_in_parallel_are_the_same(tmp_path, monkeypatch):
-    import errscan.render as render
     from conftest import FIXTURES
     from errscan.profiles.vllm import VLLM
+    from errscan.render import pages
     from errscan.scan import ScanOptions, scan as run_scan
     from errscan.scope import Scope
     from errscan.sources.folder import FolderSource
 
     catalog = run_scan(FolderSource(FIXTURES / "patterns", VLLM), ScanOptions("o/r", Scope(("**",)), jobs=1))
-    monkeypatch.setattr(render, "_PAGES_PER_TASK", 3)  # several tasks even for a small catalog
-    render.write_site(catalog, tmp_path / "one", jobs=1)
-    render.write_site(catalog, tmp_path / "two", jobs=2)
+    monkeypatch.setattr(pages, "_PAGES_PER_TASK", 3)  # several tasks even for a small catalog
+    write_site(catalog, tmp_path / "one", jobs=1)
+    write_site(catalog, tmp_path / "two", jobs=2)
 
     def files(root):
         return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
@@ -193,7 +193,6 @@ def test_pages_written_in_parallel_are_the_same(tmp_path, monkeypatch):
 
 
 def test_unchanged_catalog_leaves_the_site_untouched(tmp_path):
-    import errscan.render as render
     from conftest import FIXTURES
     from errscan.profiles.vllm import VLLM
     from errscan.scan import ScanOptions, scan as run_scan
@@ -204,15 +203,15 @@ def test_unchanged_catalog_leaves_the_site_untouched(tmp_path):
         return run_scan(FolderSource(source, VLLM), ScanOptions("o/r", Scope(("**",)), jobs=1))
 
     out = tmp_path / "site"
-    render.write_site(build(FIXTURES / "patterns"), out, jobs=1)
+    write_site(build(FIXTURES / "patterns"), out, jobs=1)
     index = out / "index.html"
     before = index.stat().st_mtime_ns
-    render.write_site(build(FIXTURES / "patterns"), out, jobs=1)
+    write_site(build(FIXTURES / "patterns"), out, jobs=1)
     assert index.stat().st_mtime_ns == before and (out / ".errscan-build").is_file()
     changed = tmp_path / "changed"
     changed.mkdir()
     (changed / "m.py").write_text("raise ValueError('new')\n")
-    render.write_site(build(changed), out, jobs=1)
+    write_site(build(changed), out, jobs=1)
     assert index.stat().st_mtime_ns != before
 
 

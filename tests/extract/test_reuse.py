@@ -10,8 +10,9 @@ from conftest import FIXTURES
 
 from errscan.cachedir import default_cache_dir
 from errscan.extract import extract_file
-from errscan.extract.facts import BodyMemo, collect_facts, collect_facts_reusing
-from errscan.extract.lines import source_lines
+from errscan.extract.collect import collect_facts
+from errscan.extract.reuse import BodyMemo, collect_facts_reusing, collect_facts_with_memo
+from errscan.extract.astutil import source_lines
 from errscan.profiles.vllm import VLLM
 from errscan.sources import SourceFile, blob_digest
 from errscan.sources.release import fetch_release
@@ -21,7 +22,9 @@ VERSIONS = FIXTURES / "versions"
 
 def facts(name: str, memo: BodyMemo | None = None):
     text = (VERSIONS / name).read_text()
-    return collect_facts(ast.parse(text), "pkg.functions", False, source_lines(text), memo)
+    if memo is None:
+        return collect_facts(ast.parse(text), "pkg.functions", False)
+    return collect_facts_with_memo(ast.parse(text), "pkg.functions", False, source_lines(text), memo)
 
 
 def test_a_later_version_walked_with_the_memo_has_the_facts_of_a_fresh_walk():
@@ -46,13 +49,6 @@ def test_the_same_text_in_another_class_is_walked_again():
     facts("functions_v1.py", memo)
     reads = facts("functions_v2.py", memo).attribute_reads
     assert [(r.class_scope, r.attribute) for r in reads] == [("Store", "limit"), ("NewName", "value")]
-
-
-def test_source_lines_number_lines_as_python_does():
-    text = "a = 1\x0c\nb = 2\r\nc = 3\rd = 4\n"
-    assert source_lines(text) == ["a = 1\x0c", "b = 2", "c = 3", "d = 4"]
-    tree = ast.parse(text)
-    assert [source_lines(text)[s.lineno - 1][0] for s in tree.body] == ["a", "b", "c", "d"]
 
 
 @pytest.mark.integration
@@ -98,7 +94,7 @@ def test_unchanged_top_level_definitions_are_neither_parsed_nor_walked_again():
 def test_a_definition_inside_a_string_is_not_taken_for_one():
     memo = BodyMemo()
     first = "def f(x):\n    return g(x)\n"
-    collect_facts(ast.parse(first), "pkg.functions", False, source_lines(first), memo)
+    collect_facts_with_memo(ast.parse(first), "pkg.functions", False, source_lines(first), memo)
     quoted = 'SOURCE = """\n' + first + '"""\n'
     assert reusing(quoted, memo) is None  # a statement spans the blanked lines: parse it all
     assert reusing("x = 1\n\n" + first, memo) == fresh("x = 1\n\n" + first) and memo.statements_replayed == 1
@@ -107,7 +103,7 @@ def test_a_definition_inside_a_string_is_not_taken_for_one():
 def test_a_definition_reading_a_module_name_bound_no_more_is_walked_again():
     memo = BodyMemo()
     before = "handler = make()\n\n@register(handler)\ndef f():\n    pass\n"
-    collect_facts(ast.parse(before), "pkg.functions", False, source_lines(before), memo)
+    collect_facts_with_memo(ast.parse(before), "pkg.functions", False, source_lines(before), memo)
     after = "@register(handler)\ndef f():\n    pass\n"  # `handler` is now an import's name elsewhere, say
     assert reusing(after, memo) is None
     assert reusing("handler = other()\n" + after, memo) == fresh("handler = other()\n" + after)
@@ -116,6 +112,6 @@ def test_a_definition_reading_a_module_name_bound_no_more_is_walked_again():
 def test_a_long_signature_closing_at_column_0_is_one_definition():
     memo = BodyMemo()
     first = "def f(\n    a: int,\n) -> None:\n    g(a)\n"
-    collect_facts(ast.parse(first), "pkg.functions", False, source_lines(first), memo)
+    collect_facts_with_memo(ast.parse(first), "pkg.functions", False, source_lines(first), memo)
     later = "import os\n\n\n" + first
     assert reusing(later, memo) == fresh(later) and memo.statements_replayed == 1

@@ -1,0 +1,127 @@
+"""The JSON documents of a site's api/ folder, declared once on the catalog's records.
+
+Each document is a msgspec Struct made of errscan.model's records, so this one declaration gives
+the encoding (errscan.api.write), the decoding (errscan.api.read) and the JSON Schema
+(errscan.api.schema):
+
+- api/index.json: IndexDocument;
+- api/errors/<id>.json: ErrorDocument, or AliasDocument at an earlier id of an error;
+- api/callgraph.json: CallGraphDocument (errscan.model);
+- api/changes/<old>..<new>.json: CatalogDiff (errscan.model), also `errscan diff --format json`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from errscan.api.layout import changes_document_path
+from errscan.model import Catalog, ErrorHead, ErrorSite, Record, ReleaseRef, ScanCounts
+
+
+class ErrorDocument(ErrorSite, kw_only=True):
+    """An error's record, with the commit (and release) its lines and links are pinned to."""
+
+    schema_version: int
+    repo: str
+    commit: str | None
+    version: str | None
+
+
+class IndexEntry(ErrorHead):
+    """An error as the index lists it."""
+
+    connectors: tuple[str, ...]
+
+
+class RetiredEntry(Record):
+    """An error that an earlier release of a history site raises and its latest does not."""
+
+    id: str
+    exception: str
+    message: str
+    path: str
+    line: int
+    removed_since: str | None
+
+
+class ChangePage(Record):
+    """The diff of one pair of consecutive releases: their labels and where its JSON is."""
+
+    old: str
+    new: str
+    json: str
+
+
+class IndexDocument(Record, kw_only=True):
+    """The site's catalog at a glance: what was scanned, what was found, each error's head."""
+
+    schema_version: int
+    repo: str
+    commit: str | None
+    version: str | None
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    files: tuple[str, ...] = ()  # sites written before `files` was have none
+    summary: ScanCounts
+    errors: tuple[IndexEntry, ...]
+    # Only a site over several releases has these. Retired errors and the diffs are listed under
+    # names of their own: they are summaries, not the Catalog fields of the same meaning.
+    releases: tuple[ReleaseRef, ...] | UnsetType = UNSET
+    aliases: dict[str, str] | UnsetType = UNSET
+    no_longer_raised: tuple[RetiredEntry, ...] | UnsetType = UNSET
+    change_pages: tuple[ChangePage, ...] | UnsetType = UNSET
+
+
+class AliasDocument(Record):
+    """At an earlier id of an error: leads to the current one."""
+
+    schema_version: int
+    id: str
+    alias_of: str
+
+
+@dataclass(frozen=True)
+class Pin:
+    """The commit (and release) an error's record, lines and links refer to."""
+
+    commit: str | None
+    version: str | None
+
+
+def pin_of(catalog: Catalog, error: ErrorSite) -> Pin:
+    """The site's commit, or, for an error no longer raised, that of the last release raising it:
+    its lines are that release's lines."""
+    if error.history is not None and error.removed_since is not None:  # history: for the type checker
+        last = [state for state in error.history.releases if state.present][-1]
+        return Pin(last.commit, last.release)
+    return Pin(catalog.commit, catalog.version)
+
+
+def error_document(catalog: Catalog, error: ErrorSite) -> ErrorDocument:
+    pin = pin_of(catalog, error)
+    return ErrorDocument(
+        **msgspec.structs.asdict(error),
+        schema_version=catalog.schema_version,
+        repo=catalog.repo,
+        commit=pin.commit,
+        version=pin.version,
+    )
+
+
+def index_document(catalog: Catalog) -> IndexDocument:
+    """The catalog's fields of the same names (the summary without its timings, so that a rescan
+    writes the same); a site over several releases adds its history's."""
+    fields = msgspec.structs.asdict(catalog)
+    if catalog.releases:
+        fields["no_longer_raised"] = catalog.retired
+        fields["change_pages"] = [ChangePage(d.old, d.new, changes_document_path(d)) for d in catalog.changes]
+    else:
+        del fields["releases"], fields["aliases"]
+    return msgspec.convert(fields, IndexDocument, from_attributes=True)
+
+
+def alias_document(catalog: Catalog, alias: str) -> AliasDocument:
+    return AliasDocument(catalog.schema_version, alias, catalog.aliases[alias])

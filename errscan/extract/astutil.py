@@ -1,0 +1,170 @@
+"""Small rules about Python source and its syntax trees, kept once for every walk in `extract`."""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from typing import Sequence
+
+_BLOCK_ORDER = ("body", "handlers", "orelse", "finalbody", "cases")
+_BLOCK_FIELDS: dict[type, tuple[str, ...]] = {}  # statement type -> its fields that hold blocks
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines of `text` without their ends, split where the tokenizer counts a new line:
+    `\\r\\n`, `\\n` or `\\r`. (`str.splitlines` also splits at form feeds and other breaks, and
+    then line N of an `ast` node is not `lines[N - 1]`.)"""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the end of the last line, not a line
+    return lines
+
+
+def first_line(stmt: ast.stmt) -> int:
+    """A statement's first line: its first decorator's, if it has any."""
+    decorators = getattr(stmt, "decorator_list", None)
+    return min([stmt.lineno, *(d.lineno for d in decorators)]) if decorators else stmt.lineno
+
+
+def child_blocks(stmt) -> list:
+    """The blocks a compound statement holds, in source order: body, except handlers, `else`,
+    `finally`, match cases. An `ast` block is a list of statements (empty where there is none);
+    libcst names the same fields, and gives a suite, an `Else` or `Finally`, or the `If` of an `elif`."""
+    fields = _BLOCK_FIELDS.get(type(stmt))
+    if fields is None:  # looked up once a type: most statements have none, and this runs for each
+        fields = _BLOCK_FIELDS[type(stmt)] = tuple(f for f in _BLOCK_ORDER if hasattr(stmt, f))
+    blocks = []
+    for field in fields:
+        value = getattr(stmt, field)
+        if field in ("handlers", "cases"):
+            blocks.extend(part.body for part in value)
+        elif value is not None:
+            blocks.append(value)
+    return blocks
+
+
+def always_exits(body: list[ast.stmt]) -> bool:
+    """A block that never runs on to the next statement: it returns, raises, continues or breaks."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+        return True
+    if isinstance(last, ast.If):
+        return always_exits(last.body) and bool(last.orelse) and always_exits(last.orelse)
+    return False
+
+
+def rethrows(exc: ast.expr) -> bool:
+    """`raise err`, `raise self.error`: no new exception but one made elsewhere (caught, kept,
+    handed over), raised again. Its message and origin are another raise's, so like a bare
+    `raise` it is counted, not catalogued; classes are CamelCase, objects are not."""
+    name = dotted(exc) if isinstance(exc, (ast.Name, ast.Attribute)) else None
+    return name is not None and is_value_name(name)
+
+
+def is_value_name(name: str) -> bool:
+    """A dotted name whose last part names an object, not a class: `err`, `self._error`."""
+    last = name.rsplit(".", 1)[-1]
+    return last[:1].islower() or last[:1] == "_"
+
+
+def bindings(node: ast.AST, definitions: Sequence[str] = ()) -> tuple[frozenset[str], frozenset[str]]:
+    """(locals bound exactly once, every local bound) in a function or module; parameters are bound
+    but never count as once, and nested scopes' own names stay theirs. `definitions` names functions
+    and classes the body defines beyond those in the tree (ones left out of its parse).
+
+    Only statements are walked (binding forms, plus walrus in `if`/`while` tests), which keeps this
+    pass a small fraction of a full tree walk.
+    """
+    counts: Counter[str] = Counter()
+    counts.update(definitions)
+    defined = set(definitions)  # names of nested functions and classes: code, not data
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        args = node.args
+        for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+            if a is not None:
+                counts[a.arg] += 2
+    stack: list[ast.stmt] = list(getattr(node, "body", []))
+    while stack:
+        stmt = stack.pop()
+        targets: list[ast.expr] = []
+        if isinstance(stmt, ast.Assign):
+            targets = stmt.targets
+        elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+            targets = [stmt.target]
+            if isinstance(stmt, ast.AugAssign):
+                counts.update(bound_names(stmt.target))
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            targets = [stmt.target]
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            targets = [item.optional_vars for item in stmt.items if item.optional_vars is not None]
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            counts[stmt.name] += 1
+            defined.add(stmt.name)
+            continue
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            counts.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+        elif isinstance(stmt, (ast.If, ast.While)) and isinstance(stmt.test, ast.NamedExpr):
+            targets = [stmt.test.target]
+        for target in targets:
+            counts.update(bound_names(target))
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                counts[f"self.{target.attr}"] += 1
+        for handler in getattr(stmt, "handlers", ()):
+            if handler.name:
+                counts[handler.name] += 1
+        for block in child_blocks(stmt):
+            stack.extend(block)
+    return frozenset(name for name, n in counts.items() if n == 1), frozenset(counts) - defined
+
+
+def dotted(node: ast.expr | None) -> str | None:
+    """A name as dotted text (`a.b.c`; `Generic[T]` and the annotation `"a.B"` as `Generic`, `a.B`),
+    or None for any other expression."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = dotted(node.value)
+        return f"{inner}.{node.attr}" if inner else None
+    if isinstance(node, ast.Subscript):  # Generic[T] -> Generic
+        return dotted(node.value)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):  # "VllmConfig" annotations
+        return node.value if node.value.replace(".", "").isidentifier() else None
+    return None
+
+
+def strip_optional(node: ast.expr | None) -> ast.expr | None:
+    """`X | None` and `Optional[X]` -> X: the type an attribute or parameter holds when set."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        left, right = node.left, node.right
+        if isinstance(right, ast.Constant) and right.value is None:
+            return strip_optional(left)
+        if isinstance(left, ast.Constant) and left.value is None:
+            return strip_optional(right)
+    if isinstance(node, ast.Subscript) and dotted(node.value) in ("Optional", "typing.Optional"):
+        return strip_optional(node.slice)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            return strip_optional(ast.parse(node.value, mode="eval").body)
+        except SyntaxError:
+            return None
+    return node
+
+
+def strip_call(node: ast.expr) -> ast.expr:
+    """`dec(...)` -> `dec`: a decorator by the name it is called by."""
+    return node.func if isinstance(node, ast.Call) else node
+
+
+def bound_names(target: ast.expr) -> list[str]:
+    """The plain names an assignment target binds, unpacking included."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for elt in target.elts for n in bound_names(elt)]
+    if isinstance(target, ast.Starred):
+        return bound_names(target.value)
+    return []

@@ -1,0 +1,393 @@
+"""The walk of one module's `ast` that gathers its facts (`facts.py`).
+
+One walk per file gathers everything the whole-package analysis needs: it is fast enough for all
+of vLLM, where libcst is kept for the catalogued files' concrete syntax.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, replace
+from typing import Container
+
+from errscan.extract.astutil import always_exits, bindings, bound_names, dotted, rethrows, strip_call, strip_optional
+from errscan.extract.conditions import (
+    Binding, Condition, Env, case_term, conjuncts, guarded_description, loop_term, make_term, negate, pseudo_term,
+    unparse,
+)
+from errscan.extract.facts import (
+    AppendFact, AttributeRead, AttributeType, CallFact, ClassFact, FieldFact, FunctionFact, ModuleFacts,
+    ReturnFact, StatementPosition,
+)
+from errscan.extract.names import ScopeStack, resolve_relative
+
+# Nodes that hold no call, or whose calls belong to another scope.
+_LEAVES = frozenset({
+    ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del, ast.FunctionDef, ast.AsyncFunctionDef,
+    ast.ClassDef, ast.Lambda, str, int, bool, type(None),
+})
+# Fields that never hold an expression: the walk for calls does not look into them.
+_SCALAR_FIELDS = frozenset({
+    "ctx", "op", "ops", "id", "attr", "arg", "name", "names", "module", "level", "conversion",
+    "is_async", "kind", "type_comment", "simple",
+})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}  # node type -> its fields that may hold expressions
+
+
+@dataclass
+class _Frame:
+    """Per-function state of the walk."""
+
+    scope: str
+    once: frozenset[str]  # locals assigned exactly once in the function
+    bound: Container[str]  # every local and parameter of the function, but its nested defs
+    params: dict[str, str]  # annotated parameters: name -> annotation
+    aliases: dict[str, list[tuple[str | None, Condition]]]
+
+
+class FactCollector:
+    """One module's walk, statement by statement, each with the condition under which it runs.
+
+    `statement` and `body` are where a subclass may step in (`reuse` replays what it remembers)."""
+
+    def __init__(self, module: str, is_pkg: bool):
+        self.module = module
+        self.is_pkg = is_pkg
+        self.scopes = ScopeStack()
+        self.imports: list[tuple[str, str, str]] = []  # (scope, local, target), in the order bound
+        self.local_defs: set[str] = set()
+        self.classes: list[ClassFact] = []
+        self.functions: list[FunctionFact] = []
+        self.calls: list[CallFact] = []
+        self.returns: list[ReturnFact] = []
+        self.appends: list[AppendFact] = []
+        self.attribute_types: list[AttributeType] = []
+        self.attribute_reads: list[AttributeRead] = []
+        self.statements: list[StatementPosition] = []
+        self.module_values: dict[str, str] = {}
+        self.frame = _Frame("", frozenset(), frozenset(), {}, {})
+        self.class_stack: list[str] = []
+        self.loop_depth = 0  # `for` bodies around the statement being read
+
+    def collect(self, tree: ast.Module, names: tuple[frozenset[str], frozenset[str]] | None = None) -> ModuleFacts:
+        """The module's facts; `names` are its `bindings` when the caller has them already."""
+        self.frame = _Frame("", *(names or bindings(tree)), {}, {})
+        self.block(tree.body, (), {}, ())
+        imports: dict[str, dict[str, str]] = {}
+        for scope, local, target in self.imports:
+            imports.setdefault(scope, {})[local] = target
+        return ModuleFacts(
+            module=self.module,
+            is_package=self.is_pkg,
+            imports=imports,
+            local_defs=frozenset(self.local_defs),
+            classes=tuple(self.classes),
+            statements=tuple(sorted(self.statements, key=lambda s: (s.line, s.col))),
+            functions=tuple(self.functions),
+            calls=tuple(self.calls),
+            returns=tuple(self.returns),
+            appends=tuple(self.appends),
+            attribute_types=tuple(self.attribute_types),
+            attribute_reads=tuple(self.attribute_reads),
+            module_values=self.module_values,
+        )
+
+    def qualify_scope(self, scope: str) -> str:
+        return f"{self.module}.{scope}" if self.module and scope else (scope or self.module)
+
+    # blocks and statements
+    def block(self, body: list[ast.stmt], terms: Condition, env: Env, partial: tuple[str, ...]) -> None:
+        env = dict(env)
+        for stmt in body:
+            self.statement(stmt, terms, env, partial)
+            if isinstance(stmt, ast.If):
+                body_exits, else_exits = always_exits(stmt.body), bool(stmt.orelse) and always_exits(stmt.orelse)
+                if body_exits and not else_exits:
+                    raised = isinstance(stmt.body[-1], ast.Raise)
+                    terms = terms + tuple(replace(make_term(c, env), other_error=raised) for c in conjuncts(negate(stmt.test)))
+                elif else_exits and not body_exits:
+                    raised = isinstance(stmt.orelse[-1], ast.Raise)
+                    terms = terms + tuple(replace(make_term(c, env), other_error=raised) for c in conjuncts(stmt.test))
+            elif isinstance(stmt, ast.Assert):
+                terms = terms + tuple(make_term(c, env) for c in conjuncts(stmt.test))
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                bound = dotted(targets[0]) if len(targets) == 1 else None
+                if bound in self.frame.once:  # a local, or a `self.x` set once in this function
+                    env[bound] = Binding(stmt.value, self.loop_depth > 0)
+
+    def statement(self, stmt: ast.stmt, terms: Condition, env: Env, partial: tuple[str, ...]) -> None:
+        """One statement reached when `terms` hold; `env` has the dominating assignments so far."""
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.function(stmt)
+        elif isinstance(stmt, ast.ClassDef):
+            self.klass(stmt)
+        elif isinstance(stmt, ast.If):
+            self.expressions([stmt.test], terms)
+            test_terms = tuple(make_term(c, env) for c in conjuncts(stmt.test))
+            self.block(stmt.body, terms + test_terms, env, partial)
+            if stmt.orelse:
+                negated = tuple(make_term(c, env) for c in conjuncts(negate(stmt.test)))
+                self.block(stmt.orelse, terms + negated, env, partial)
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            self.expressions([stmt.iter], terms)
+            self.loop_depth += 1
+            self.block(stmt.body, terms + (loop_term(stmt.target, stmt.iter, env),), env, partial)
+            self.loop_depth -= 1
+            if stmt.orelse:
+                self.block(stmt.orelse, terms, env, partial + (f"line {stmt.lineno}: for-else",))
+        elif isinstance(stmt, ast.While):
+            self.expressions([stmt.test], terms)
+            self.block(stmt.body, terms + tuple(make_term(c, env) for c in conjuncts(stmt.test)), env, partial)
+            if stmt.orelse:
+                self.block(stmt.orelse, terms, env, partial + (f"line {stmt.lineno}: while-else",))
+        elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            self.block(stmt.body, terms, env, partial)
+            guarded = guarded_description(stmt.body)
+            for handler in stmt.handlers:
+                caught = unparse(handler.type) if handler.type is not None else "Exception"
+                self.block(handler.body, terms + (pseudo_term(f"raises({caught}, {guarded})"),), env, partial)
+            self.block(stmt.orelse, terms, env, partial)
+            self.block(stmt.finalbody, terms, env, partial)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            self.expressions([item.context_expr for item in stmt.items], terms)
+            self.block(stmt.body, terms, env, partial)
+        elif isinstance(stmt, ast.Match):
+            self.expressions([stmt.subject], terms)
+            subject = unparse(stmt.subject)
+            for case in stmt.cases:
+                term = case_term(subject, case.pattern, env)
+                self.block(case.body, terms + (term,), env, partial + ((f"line {case.pattern.lineno}: case guard",) if case.guard else ()))
+        else:
+            self.simple(stmt, terms, env, partial)
+
+    def simple(self, stmt: ast.stmt, terms: Condition, env: Env, partial: tuple[str, ...]) -> None:
+        if isinstance(stmt, ast.Raise):
+            kind = "raise" if stmt.exc is not None and not rethrows(stmt.exc) else "reraise"
+            self.position(stmt, kind, terms, partial)
+        elif isinstance(stmt, ast.Assert):
+            self.position(stmt, "assert" if stmt.msg is not None else "assert-nomsg", terms, partial)
+        elif isinstance(stmt, ast.Return):
+            self.returns.append(ReturnFact(self.frame.scope, dotted(stmt.value) if stmt.value else None, stmt.lineno, terms))
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            self.import_(stmt)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            self.assignment(stmt)
+            self.alias(stmt, terms)
+        self.expressions([stmt], terms)
+
+    def alias(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition) -> None:
+        """`cls = module.Impl`: remember what a later `cls(...)` may call, and when."""
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if self.scopes.at_module or len(targets) != 1 or not isinstance(targets[0], ast.Name) or stmt.value is None:
+            return
+        value = stmt.value
+        if isinstance(value, (ast.Name, ast.Attribute)):
+            choices = self.expand(dotted(value), terms)
+        elif isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)) and dotted(value.func):
+            choices = [(text + "()" if text else None, when) for text, when in self.expand(dotted(value.func), terms)]
+        else:
+            choices = [(None, terms)]
+        self.frame.aliases.setdefault(targets[0].id, []).extend(choices)
+
+    def expand(self, name: str | None, terms: Condition) -> list[tuple[str | None, Condition]]:
+        """A dotted name whose head is itself a local alias, through each of that alias's bindings."""
+        if name is None:
+            return [(None, terms)]
+        head, dot, rest = name.partition(".")
+        known = self.frame.aliases.get(head)
+        if not known:
+            return [(name, terms)]
+        return [(None if base is None else base + dot + rest, when + terms) for base, when in known]
+
+    def position(self, stmt: ast.stmt, kind: str, terms: Condition, partial: tuple[str, ...]) -> None:
+        end = stmt.end_lineno or stmt.lineno
+        self.statements.append(StatementPosition(stmt.lineno, stmt.col_offset, end, kind, terms, partial))
+
+    def expressions(self, nodes: list[ast.AST], terms: Condition) -> None:
+        """Calls (and list appends) within these nodes, not descending into nested scopes."""
+        stack: list = list(nodes)
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind in _LEAVES:
+                continue
+            if kind is ast.Call:
+                self.call(node, terms)
+            fields = _CHILD_FIELDS.get(kind)
+            if fields is None:
+                fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _SCALAR_FIELDS)
+            for name in fields:
+                value = getattr(node, name, None)
+                if type(value) is list:
+                    stack.extend(value)
+                else:
+                    stack.append(value)
+
+    def call(self, node: ast.Call, terms: Condition) -> None:
+        for argument in [*node.args, *(k.value for k in node.keywords)]:
+            passed = dotted(argument) if isinstance(argument, (ast.Name, ast.Attribute)) else None
+            head = passed.split(".")[0] if passed else None
+            # A local's value is data (a function passed on is `self.run`, a module's name or an
+            # import); `self`/`cls` are the exception, as their methods are what gets passed.
+            aliased = any(text for text, _ in self.frame.aliases.get(head, ()))  # `cb = self.run`
+            if passed and (head not in self.frame.bound or aliased or (head in ("self", "cls") and "." in passed)):
+                through = tuple(self.expand(passed, ())) if aliased else ()
+                self.calls.append(CallFact(self.frame.scope, passed, node.lineno, terms, (), through, "reference"))
+        callee = _callee_text(node.func)
+        if callee is None:
+            return
+        literal = tuple(a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in node.args)
+        aliases = tuple(self.expand(callee, ())) if callee.split(".")[0] in self.frame.aliases else ()
+        self.calls.append(CallFact(self.frame.scope, callee, node.lineno, terms, literal, aliases))
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "append" and isinstance(func.value, ast.Name) and len(node.args) == 1:
+            source = unparse(node.args[0])
+            self.appends.append(AppendFact(self.frame.scope, func.value.id, source, node.lineno, terms))
+
+    # definitions
+    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        if self.scopes.at_module:
+            self.local_defs.add(node.name)
+        self.expressions(node.decorator_list + list(node.args.defaults), ())
+        self.scopes.push(node.name, True)
+        scope = self.scopes.current
+        params = tuple(
+            (a.arg, dotted(strip_optional(a.annotation)) if a.annotation is not None else None)
+            for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+        )
+        klass = self.class_stack[-1] if self.class_stack and self.class_stack[-1] == scope.rsplit(".", 1)[0] else None
+        self.functions.append(
+            FunctionFact(
+                self.qualify_scope(scope), scope, node.lineno, params,
+                tuple(d for d in (dotted(strip_call(x)) for x in node.decorator_list) if d),
+                ast.get_docstring(node), self.qualify_scope(klass) if klass else None,
+                dotted(strip_optional(node.returns)) if node.returns is not None else None,
+            )
+        )
+        if any(isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) for d in node.decorator_list):
+            enclosing = scope.rsplit(".<locals>.", 1)[0] if ".<locals>." in scope else ""
+            registered = CallFact(enclosing, node.name, node.lineno, (), (), (), "reference")
+            if enclosing == self.frame.scope:
+                self.calls.append(registered)
+        self.body(node, scope, params)
+        self.scopes.pop()
+
+    def body(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: str, params: tuple) -> None:
+        """A function's body, in a frame of its own: its conditions start at the function's entry."""
+        saved, saved_depth = self.frame, self.loop_depth
+        self.frame, self.loop_depth = _Frame(scope, *bindings(node), {p: a for p, a in params if a}, {}), 0
+        self.block(node.body, (), {}, ())
+        self.frame, self.loop_depth = saved, saved_depth
+
+    def klass(self, node: ast.ClassDef) -> None:
+        if self.scopes.at_module:
+            self.local_defs.add(node.name)
+        self.expressions(node.bases + node.decorator_list, ())
+        self.scopes.push(node.name, False)
+        scope = self.scopes.current
+        fields, methods = [], []
+        for stmt in node.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                default = dotted(stmt.value) if stmt.value is not None else None
+                annotation = dotted(strip_optional(stmt.annotation))
+                literal = repr(stmt.value.value) if isinstance(stmt.value, ast.Constant) else None
+                fields.append(FieldFact(stmt.target.id, annotation, default, literal))
+                if annotation:
+                    self.attribute_types.append(AttributeType(scope, stmt.target.id, annotation))
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                methods.append(stmt.name)
+        self.classes.append(
+            ClassFact(
+                self.qualify_scope(scope),
+                tuple(d for d in (dotted(b) for b in node.bases) if d),
+                node.lineno,
+                tuple(d for d in (dotted(strip_call(x)) for x in node.decorator_list) if d),
+                tuple(fields),
+                tuple(methods),
+            )
+        )
+        self.class_stack.append(scope)
+        saved = self.frame
+        self.frame = _Frame(scope, frozenset(), frozenset(), {}, {})
+        self.block(node.body, (), {}, ())
+        self.frame = saved
+        self.class_stack.pop()
+        self.scopes.pop()
+
+    def assignment(self, stmt: ast.Assign | ast.AnnAssign) -> None:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if self.scopes.at_module:
+            for target in targets:
+                self.local_defs.update(bound_names(target))
+            if len(targets) == 1 and isinstance(targets[0], ast.Name) and stmt.value is not None:
+                value = stmt.value.func if isinstance(stmt.value, ast.Call) else stmt.value
+                name = dotted(value)
+                if name:
+                    suffix = "()" if isinstance(stmt.value, ast.Call) else ""
+                    self.module_values[targets[0].id] = name + suffix
+        # `self.x = Foo(...)` / `self.x: Foo = ...` in a method types the attribute x.
+        klass = self.class_stack[-1] if self.class_stack else None
+        if klass is None or stmt.value is None and not isinstance(stmt, ast.AnnAssign):
+            return
+        for target in targets:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                typed = dotted(strip_optional(stmt.annotation)) if isinstance(stmt, ast.AnnAssign) else None
+                if typed:
+                    self.attribute_types.append(AttributeType(klass, target.attr, typed, False, self.frame.scope))
+                elif isinstance(stmt.value, ast.Call) and dotted(stmt.value.func):
+                    for made, _ in self.expand(dotted(stmt.value.func), ()):
+                        if made:  # `cls = pick(); self.x = cls(...)` types x by each choice
+                            self.attribute_types.append(AttributeType(klass, target.attr, made, True, self.frame.scope))
+                elif isinstance(stmt.value, ast.Name) and stmt.value.id in self.frame.params:
+                    typed = self.frame.params[stmt.value.id]
+                    self.attribute_types.append(AttributeType(klass, target.attr, typed, False, self.frame.scope))
+                read = _setting_read(stmt.value)
+                if read:
+                    self.attribute_reads.append(AttributeRead(klass, target.attr, read))
+
+    def import_(self, node: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    self.bind_import(alias.asname, alias.name)
+                else:
+                    head = alias.name.split(".")[0]
+                    self.bind_import(head, head)
+            return
+        base = resolve_relative(self.module, self.is_pkg, node.level, node.module)
+        for alias in node.names:
+            if alias.name != "*":
+                self.bind_import(alias.asname or alias.name, f"{base}.{alias.name}" if base else alias.name)
+
+    def bind_import(self, local: str, target: str) -> None:
+        self.imports.append((self.scopes.current, local, target))
+        if self.scopes.at_module:
+            self.local_defs.add(local)
+
+
+def _setting_read(value: ast.expr | None) -> str | None:
+    """The code of a value that may read a setting: a dotted chain (`cfg.kv_transfer_config.kv_role`)
+    or a call with a string key first (`extra.get("key", True)`); None for anything else."""
+    if isinstance(value, ast.Attribute):
+        return dotted(value)
+    if (
+        isinstance(value, ast.Call) and value.args and isinstance(value.args[0], ast.Constant)
+        and isinstance(value.args[0].value, str) and dotted(value.func)
+    ):
+        return unparse(value)
+    return None
+
+
+def _callee_text(func: ast.expr) -> str | None:
+    """`f`, `a.b.f`, `super().f`, and `get().f` (a method of what a call returns)."""
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
+        inner = dotted(func.value.func)
+        if inner == "super" and not func.value.args:
+            return f"super().{func.attr}"
+        return f"{inner}().{func.attr}" if inner else None
+    return dotted(func)
+
+
+def collect_facts(tree: ast.Module, module: str, is_pkg: bool) -> ModuleFacts:
+    return FactCollector(module, is_pkg).collect(tree)

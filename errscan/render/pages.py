@@ -1,0 +1,206 @@
+"""The site's HTML pages: the Jinja environment, the lists, and each error's page, written by
+several processes; beside each page, the error's JSON document."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import markupsafe
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
+
+from errscan.analysis.plain import plain_words
+from errscan.api.documents import error_document, pin_of
+from errscan.api.layout import error_document_path, page_path, slug
+from errscan.api.write import dump_json
+from errscan.diff import knob_changes
+from errscan.errors import ErrscanError
+from errscan.match import split_template
+from errscan.model import Catalog, ErrorSite
+from errscan.render import browse, explain
+from errscan.render.history import write_history_files
+from errscan.scan import github_url
+from errscan.workers import TaskLost, run_all
+
+INDEX_PAGE_ROWS = 100  # errors listed on index.html before the filters' own paging takes over
+
+
+def templates_dir() -> Path:
+    """`templates/` ships inside the wheel as errscan/templates; in a checkout it sits beside it."""
+    packaged = Path(__file__).resolve().parent.parent / "templates"
+    return packaged if packaged.is_dir() else Path(__file__).resolve().parents[2] / "templates"
+
+
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(templates_dir()),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["slug"] = slug
+    env.filters["inline_code"] = inline_code
+    env.filters["knob_changes"] = knob_changes
+    env.filters["template_pieces"] = split_template  # literal braces shown single, placeholders marked
+    env.filters["short_name"] = short_name
+    env.filters["basename"] = lambda path: path.rsplit("/", 1)[-1]
+    return env
+
+
+def inline_code(text: str) -> markupsafe.Markup:
+    """Escape `text`, then show its `backquoted` parts as <code>: the form explain.py writes words in."""
+    parts = str(text).split("`")
+    if len(parts) % 2 == 0:  # an unpaired backquote: show it as it is
+        return markupsafe.escape(text)
+    return markupsafe.Markup("").join(
+        markupsafe.Markup("<code>{}</code>").format(part) if i % 2 else markupsafe.escape(part)
+        for i, part in enumerate(parts)
+    )
+
+
+def highlighted_excerpt(error: ErrorSite) -> markupsafe.Markup:
+    """The excerpt as Pygments HTML with line numbers; the lines of the statement marked."""
+    excerpt = error.excerpt
+    marked = [n - excerpt.start_line + 1 for n in range(error.line, error.end_line + 1)]
+    formatter = HtmlFormatter(
+        linenos="inline", linenostart=excerpt.start_line, hl_lines=marked, cssclass="source", wrapcode=True
+    )
+    return markupsafe.Markup(highlight("\n".join(excerpt.lines) + "\n", PythonLexer(stripnl=False), formatter))
+
+
+def write(path: Path, text: str) -> None:
+    """Write one file of the site, making its folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def write_pages(catalog: Catalog, root: Path, jobs: int) -> None:
+    """Every page under `root`, and each error's JSON document beside its page."""
+    env = environment()
+    common = {"catalog": catalog, "short_commit": (catalog.commit or "")[:10]}
+    _write_error_pages(catalog, root, jobs)
+    by_axis = {axis: browse.groups(catalog, axis) for axis in ("connector", "file")}
+    group_page = env.get_template("group.html")
+    for group in by_axis["connector"] + by_axis["file"]:
+        for number in range(1, group.pages + 1):
+            page = group_page.render(root="../", group=group, number=number, **common)
+            write(root / "browse" / group.page_name(number), page)
+    first = sorted(catalog.errors, key=lambda e: (e.path, e.line, e.id))[:INDEX_PAGE_ROWS]
+    index = env.get_template("index.html").render(
+        root="", groups=by_axis, facets=browse.facet_counts(catalog), first_rows=first, **common
+    )
+    write(root / "index.html", index)
+    write_history_files(catalog, root, env, common, write)
+    write(root / "search" / "index.html", env.get_template("search.html").render(root="../", **common))
+
+
+# What forked page writers read: set just before they start, so that it reaches them by fork
+# instead of being pickled to each.
+_PAGES: tuple[Catalog, Path] | None = None
+_PAGES_PER_TASK = 200
+PAGE_TIME_LIMIT = 600.0  # seconds for one task of pages: only a stuck writer comes near it
+
+
+def _write_error_pages(catalog: Catalog, root: Path, jobs: int) -> None:
+    global _PAGES
+    count = len(catalog.errors) + len(catalog.retired)
+    chunks = [range(i, min(i + _PAGES_PER_TASK, count)) for i in range(0, count, _PAGES_PER_TASK)]
+    _PAGES = (catalog, root)
+    try:
+        if jobs == 1 or len(chunks) < 2:
+            results = [_write_error_chunk(chunk) for chunk in chunks]
+        else:
+            results = run_all(_write_error_chunk, chunks, jobs, PAGE_TIME_LIMIT)
+    finally:
+        _PAGES = None
+    lost = [r for r in results if isinstance(r, TaskLost)]
+    if lost:
+        raise ErrscanError(f"writing error pages failed: {lost[0].reason}")
+
+
+def _write_error_chunk(chunk: range) -> int:
+    """The JSON record and page of each error in `chunk` (positions in errors + retired)."""
+    catalog, root = _PAGES
+    errors = catalog.errors + catalog.retired
+    by_id = catalog.by_id()
+    common = {"catalog": catalog, "short_commit": (catalog.commit or "")[:10]}
+    error_page = environment().get_template("error.html")
+    for position in chunk:
+        error = errors[position]
+        write(root / error_document_path(error.id), dump_json(error_document(catalog, error)))
+        related = ranked_related(error, [(by_id[r.id], r.reason) for r in (error.trigger.related if error.trigger else ()) if r.id in by_id])
+        page = error_page.render(root="../../", **common, **error_context(catalog, error, related))
+        write(root / page_path(error), page)
+    return len(chunk)
+
+
+def error_context(catalog: Catalog, error: ErrorSite, related: list) -> dict[str, Any]:
+    """What error.html shows beyond the record itself: words, highlighted source, checks, links."""
+    firing = explain.firing_condition(error)
+    trigger = error.trigger
+    pin = pin_of(catalog, error)
+    return {
+        "error": error,
+        "pin": pin,
+        "firing": firing,
+        "excerpt_html": highlighted_excerpt(error),
+        "check": explain.defensive_check(error, firing) if firing else None,
+        # the code again only where the words do not already show it
+        "condition_code": firing.code if firing and firing.code not in firing.words.replace("`", "") else None,
+        "contributions": [(c, plain_words(c.condition)) for c in trigger.contributions] if trigger else [],
+        "chains": [
+            (chain, [(step, github_url(catalog.repo, pin.commit, step.path, step.line)) for step in chain.steps])
+            for chain in (trigger.chains if trigger else ())
+        ],
+        "related": related,
+        "settings": user_settings(trigger.knobs) if trigger else [],
+        "kind_labels": KIND_LABELS,
+    }
+
+
+KIND_LABELS = {
+    "configuration": "decided by settings", "environment": "environment", "usage": "bad request or input",
+    "internal": "internal check", "unreachable": "cannot fire",
+}
+RELATED_SHOWN = 5
+
+
+def ranked_related(error: ErrorSite, related: list[tuple[ErrorSite, str]]) -> list[tuple[ErrorSite, str]]:
+    """Those a reader of this page most likely meets too first: the same connector, the same phase;
+    one of several errors with the same exception and message."""
+    connectors = set(error.connectors)
+    when = error.explanation.when if error.explanation else None
+
+    def rank(item: tuple[ErrorSite, str]) -> tuple[bool, bool]:
+        other = item[0]
+        same_phase = when is not None and other.explanation is not None and other.explanation.when == when
+        return (not connectors & set(other.connectors), not same_phase)
+
+    seen: set[tuple[str, str]] = set()
+    kept = []
+    for other, reason in related:
+        if (other.exception, other.message) not in seen:
+            seen.add((other.exception, other.message))
+            kept.append((other, reason))
+    return sorted(kept, key=rank)[:RELATED_SHOWN]
+
+
+def user_settings(knobs) -> list[str]:
+    """The settings as users know them: a config field only where no flag of its own sets it."""
+    flagged = {k.detail[len("sets "):] for k in knobs if k.kind == "cli_flag" and k.detail.startswith("sets ")}
+    return list(dict.fromkeys(
+        k.name for k in knobs if k.kind != "connector" and not (k.kind == "config_field" and k.name in flagged)
+    ))
+
+
+def short_name(qualname: str) -> str:
+    """`pkg.module.Class.method` as `Class.method`, `pkg.module.function` as `function`."""
+    parts = qualname.split(".")
+    if len(parts) >= 2 and parts[-2][:1].isupper():
+        return ".".join(parts[-2:])
+    return parts[-1]
