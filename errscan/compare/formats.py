@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from errscan.diff import headline, knob_changes, split_changes
+from errscan.compare.changes import headline, knob_changes, split_changes
 from errscan.model import CatalogDiff, ErrorChange, ErrorRef, FieldChange, WordDiff, to_dict
 from errscan.render import dump_json
 

@@ -24,17 +24,17 @@ from pygments.lexers import PythonLexer
 
 from errscan import __version__
 from errscan.errors import ErrscanError, UsageError
-from errscan.fsutil import new_folder, swap_in_folder
+from errscan.runtime.fsutil import new_folder, swap_in_folder
 from errscan.model import SCHEMA_VERSION, Catalog, ErrorSite, catalog_from_dict, to_dict
 from errscan.analysis.plain import condition_words, plain_words
-from errscan.diff import knob_changes
+from errscan.compare.changes import knob_changes
 from errscan.match import split_template
 from errscan.render import browse, explain
-from errscan.render.history import history_index_fields, slug, write_history_files
+from errscan.compare.pages import history_index_fields, slug, write_history_files
 from errscan.render.schema import api_schema
 from errscan.render.search import connectors_of, index_scripts
-from errscan.scan import github_url
-from errscan.workers import TaskLost, run_all
+from errscan.stages import github_url
+from errscan.runtime.pool import TaskLost, run_all
 
 INDEX_PAGE_ROWS = 100  # errors listed on index.html before the filters' own paging takes over
 

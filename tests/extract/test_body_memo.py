@@ -8,7 +8,7 @@ import pytest
 
 from conftest import FIXTURES
 
-from errscan.cachedir import default_cache_dir
+from errscan.runtime.cachedir import default_cache_dir
 from errscan.extract import extract_file
 from errscan.extract.facts import BodyMemo, collect_facts, collect_facts_reusing
 from errscan.extract.lines import source_lines

@@ -1,12 +1,16 @@
-"""The worker pool: results in input order, and a task that hangs, crashes or raises is lost alone."""
+"""The worker pool: results in input order, and a task that hangs, crashes or raises is lost alone;
+with one job, no process at all."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import time
 
-from errscan.workers import TaskLost, run_all
+import pytest
+
+from errscan.runtime.pool import TaskLost, run_all
 
 
 def behave(item: str) -> str:
@@ -31,20 +35,33 @@ def test_each_task_is_reported_done_once_lost_or_not():
     assert sorted(done) == [0, 1, 2, 3]
 
 
-def test_a_task_that_overruns_is_lost_and_the_others_finish():
-    results = run_all(behave, ["a", "hang", "b", "c"], 2, time_limit=1)
+@pytest.mark.parametrize("jobs", [1, 2], ids=["here", "pool"])
+def test_a_task_that_overruns_is_lost_and_the_others_finish(jobs):
+    results = run_all(behave, ["a", "hang", "b", "c"], jobs, time_limit=1)
     assert results[0] == "A" and results[2:] == ["B", "C"]
     assert results[1] == TaskLost("took longer than the 1s limit")
 
 
 def test_a_task_that_kills_its_worker_is_lost_and_the_worker_replaced():
-    results = run_all(behave, ["crash", "a", "crash", "b"], 1, time_limit=60)
-    assert results[1::2] == ["A", "B"]
+    results = run_all(behave, ["crash", "a", "crash", "b", "c"], 2, time_limit=60)
+    assert results[1::2] == ["A", "B"] and results[4] == "C"
     assert results[0] == results[2] == TaskLost("the worker process died (signal SIGKILL)")
 
 
-def test_a_task_that_raises_is_lost_with_the_exception():
-    assert run_all(behave, ["raise", "a"], 2, time_limit=60) == [TaskLost("ValueError: bad item"), "A"]
+@pytest.mark.parametrize("jobs", [1, 2], ids=["here", "pool"])
+def test_a_task_that_raises_is_lost_with_the_exception(jobs):
+    assert run_all(behave, ["raise", "a"], jobs, time_limit=60) == [TaskLost("ValueError: bad item"), "A"]
+
+
+def test_one_job_runs_here_and_leaves_no_alarm_behind(monkeypatch):
+    def no_process(*args, **kwargs):
+        raise AssertionError("a process was started")
+
+    monkeypatch.setattr(os, "fork", no_process)
+    monkeypatch.setattr(multiprocessing.Process, "start", no_process)
+    assert run_all(behave, ["a", "hang", "b"], 1, time_limit=0.5) == ["A", TaskLost("took longer than the 0.5s limit"), "B"]
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL
 
 
 def test_no_items_start_no_workers():
