@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 DEFAULT_SITE = Path("site")  # scan writes here, lookup reads here, unless told otherwise
 PROFILE = VLLM
-DIFF_FORMATS = ("text", "markdown", "json")  # see errscan.compare.formats
+DIFF_FORMATS = ("text", "markdown", "json")  # what errscan.compare.formats.format_diff writes
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
