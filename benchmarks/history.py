@@ -24,12 +24,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from errscan.cache import ScanCache
-from errscan.cachedir import default_cache_dir
+from errscan.compare.history import scan_revisions
 from errscan.profiles.vllm import VLLM
-from errscan.history import Revision, scan_revision, scan_revisions
-from errscan.progress import Progress
-from errscan.scan import ScanOptions
+from errscan.request import Revision
+from errscan.runtime.cache import ScanCache
+from errscan.runtime.cachedir import default_cache_dir
+from errscan.runtime.progress import Progress
+from errscan.runtime.runner import ScanOptions, scan_each
 from errscan.scope import Scope
 from errscan.sources.folder import FolderSource
 from errscan.sources.release import fetch_release
@@ -39,7 +40,7 @@ def timed_scan(release: Path, cache_dir: Path) -> float:
     """One scan as the CLI runs it."""
     options = ScanOptions(repo=VLLM.repo, scope=Scope(VLLM.default_include), cache=ScanCache(cache_dir))
     started = time.perf_counter()
-    scan_revision(Revision(release.name, lambda: FolderSource(release, VLLM)), options, Progress(quiet=True))
+    scan_each([Revision(release.name, lambda: FolderSource(release, VLLM))], options, Progress(quiet=True))
     return time.perf_counter() - started
 
 

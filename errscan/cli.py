@@ -1,40 +1,37 @@
-"""The command line: parses options, calls the library, prints one line per problem.
+"""The command line: gathers the options into a `ScanRequest`, calls the library, prints one line
+per problem.
 
-Scanning and writing a site load libcst, networkx, jinja2 and pygments: what scans, fetches or
-writes is imported in the functions that do it, so that `errscan lookup --site` starts fast.
+What parses, analyses or renders is imported by the command that uses it, so that `errscan
+lookup` in a built site loads none of it.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import sys
-from functools import partial
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from errscan import __version__
-from errscan.api.read import read_site
-from errscan.cachedir import default_cache_dir
-from errscan.diff import GATE_KINDS, diff_catalogs, kinds_found
 from errscan.errors import EXIT_DIFFERENCES, EXIT_FAILURE, EXIT_USAGE, ErrscanError, UsageError
 from errscan.lookup import lookup as find_in_log
 from errscan.lookup.output import as_json, as_text
 from errscan.model import Catalog
 from errscan.profiles.vllm import VLLM
-from errscan.progress import Progress
-from errscan.render.diff import FORMATS, format_diff
-from errscan.scope import Scope
+from errscan.request import ScanRequest
+from errscan.runtime.progress import Progress
 
 if TYPE_CHECKING:
-    from errscan.cache import ScanCache
-    from errscan.history import Revision
-    from errscan.scan import ScanOptions
+    from errscan.runtime.cache import ScanCache
 
 DEFAULT_SITE = Path("site")  # scan writes here, lookup reads here, unless told otherwise
 PROFILE = VLLM
+DIFF_FORMATS = ("text", "markdown", "json")  # what errscan.compare.formats.format_diff writes
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
@@ -46,70 +43,91 @@ def cli(context: click.Context) -> None:
         click.echo(context.get_help())
 
 
-def source_options(multiple: bool):
-    """The options that say what to scan: `scan` may take several commits or releases (for
-    history), `lookup` one. Then `scan_options`."""
-    again = "; repeat for history, oldest first" if multiple else ""
-    options = [
-        click.option("--commit", multiple=multiple, metavar="REV", help=f"Read SRC's git repository at this commit (sha or tag), not the work tree{again}."),
-        click.option("--release", multiple=multiple, metavar="X.Y.Z", help=f"Fetch this vLLM release with pip and scan it (no SRC){again}."),
+def request_options(revisions: str | None):
+    """The options that say what to scan, handed to the command as one `request` (a ScanRequest).
+
+    `revisions`: "several" (`scan`: commits or releases, for history), "one" (`lookup`), or None
+    (`diff`, whose sides name them). A SRC argument or option given above it joins the request too.
+    """
+    options = []
+    if revisions is not None:
+        multiple = revisions == "several"
+        again = "; repeat for history, oldest first" if multiple else ""
+        options += [
+            click.option("--commit", "commits", multiple=multiple, metavar="REV", help=f"Read SRC's git repository at this commit (sha or tag), not the work tree{again}."),
+            click.option("--release", "releases", multiple=multiple, metavar="X.Y.Z", help=f"Fetch this vLLM release with pip and scan it (no SRC){again}."),
+        ]
+        if multiple:
+            options.append(click.option("--releases", "release_range", metavar="A..B", callback=_release_range, help="Every release pip lists from A to B: one site with history."))
+    options += [
+        click.option("--repo", default=PROFILE.repo, show_default=True, metavar="OWNER/NAME", callback=_owner_name, help="GitHub repository that links point to."),
+        click.option("--include", multiple=True, metavar="GLOB", help=f"Catalogue files matching GLOB (repeatable). [default: {', '.join(PROFILE.default_include)}]"),
+        click.option("--exclude", multiple=True, metavar="GLOB", help="Leave out files matching GLOB (repeatable)."),
+        click.option("--jobs", "-j", default=0, type=click.IntRange(min=0), help="Processes to use; 0 means one per core, 1 runs everything in this process."),
+        click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Cache folder. [default: $ERRSCAN_CACHE_DIR, else $XDG_CACHE_HOME/errscan, else ~/.cache/errscan]"),
+        click.option("--no-cache", is_flag=True, help="Parse every file; neither read nor write cached results."),
     ]
-    if multiple:
-        options.append(click.option("--releases", metavar="A..B", help="Every release pip lists from A to B: one site with history."))
-    return _decorator(options + _SCAN_OPTIONS)
 
-
-_SCAN_OPTIONS = [
-    click.option("--repo", default=PROFILE.repo, show_default=True, metavar="OWNER/NAME", help="GitHub repository that links point to."),
-    click.option("--include", multiple=True, metavar="GLOB", help=f"Catalogue files matching GLOB (repeatable). [default: {', '.join(PROFILE.default_include)}]"),
-    click.option("--exclude", multiple=True, metavar="GLOB", help="Leave out files matching GLOB (repeatable)."),
-    click.option("--jobs", "-j", default=0, type=click.IntRange(min=0), help="Processes to use; 0 means one per core."),
-    click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Cache folder. [default: $ERRSCAN_CACHE_DIR, else $XDG_CACHE_HOME/errscan, else ~/.cache/errscan]"),
-    click.option("--no-cache", is_flag=True, help="Parse every file; neither read nor write cached results."),
-]
-
-
-def _decorator(options):
     def decorate(command):
+        @functools.wraps(command)
+        def with_request(**values):
+            given = {name: values.pop(name) for name in _REQUEST_FIELDS if name in values}
+            for name in ("commits", "releases"):  # one value, or none, where only one is taken
+                if name in given and not isinstance(given[name], tuple):
+                    given[name] = (given[name],) if given[name] else ()
+            return command(request=ScanRequest(profile=PROFILE, **given), **values)
+
         for option in reversed(options):
-            command = option(command)
-        return command
+            with_request = option(with_request)
+        return with_request
 
     return decorate
 
 
-def scan_source(
-    src, commits, releases, release_range, repo, include, exclude, jobs, cache_dir, no_cache, quiet
-) -> Catalog:
-    """Scan what the source options name (several revisions give history); parse failures and a
-    corrupt cache go to stderr, one line each."""
-    from errscan.history import scan_revisions
-    from errscan.sources.git import order_notes
+_REQUEST_FIELDS = ("src", "commits", "releases", "release_range", "repo", "include", "exclude", "jobs", "cache_dir", "no_cache")
 
-    if "/" not in repo or repo.count("/") != 1:
-        raise click.BadParameter("expected OWNER/NAME", param_hint="--repo")
-    cache_dir = cache_dir or default_cache_dir()
-    options, scope = _scan_options(repo, include, exclude, jobs, cache_dir, no_cache)
-    revisions = _revisions(src, commits, releases, release_range, cache_dir)
+
+def _owner_name(context: click.Context, param: click.Parameter, value: str) -> str:
+    if value.count("/") != 1:
+        raise click.BadParameter("expected OWNER/NAME")
+    return value
+
+
+def _release_range(context: click.Context, param: click.Parameter, value: str | None) -> tuple[str, str] | None:
+    if value is None:
+        return None
+    first, dots, last = value.partition("..")
+    if not dots or not first or not last:
+        raise click.BadParameter("expected FIRST..LAST, e.g. 0.24.0..0.27.1")
+    return first, last
+
+
+def scan_request(request: ScanRequest, quiet: bool) -> Catalog:
+    """Scan what the request names (several revisions give history); parse failures and a
+    corrupt cache go to stderr, one line each."""
+    from errscan.compare.history import scan_revisions
+    from errscan.runtime.runner import ScanOptions
+
+    options = ScanOptions.for_request(request)
+    revisions = request.revisions()
     progress = Progress(quiet=quiet)
-    if src is not None and len(commits) > 1:
-        for note in order_notes(Path(src), list(dict.fromkeys(commits))):
-            progress.note(note)
+    for note in request.notes():
+        progress.note(note)
     catalog = scan_revisions(revisions, options, progress)
     for failure in catalog.summary.parse_failures:
         click.echo(f"{failure.path}:{failure.line}: {failure.reason}", err=True)
     _report_corrupt_cache(options.cache)
     if not catalog.summary.files_catalogued:
-        raise ErrscanError(f"no file under {revisions[-1].name} matches --include {' '.join(scope.include)}")
+        raise ErrscanError(f"no file under {revisions[-1].name} matches --include {' '.join(options.scope.include)}")
     return catalog
 
 
 @cli.command()
 @click.argument("src", required=False)
-@source_options(multiple=True)
+@request_options(revisions="several")
 @click.option("--out", default=str(DEFAULT_SITE), show_default=True, type=click.Path(file_okay=False, path_type=Path), help="Folder the site is written to (replaced atomically).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
-def scan(src, commit, release, releases, repo, include, exclude, jobs, cache_dir, no_cache, out, quiet) -> None:
+def scan(request: ScanRequest, out: Path, quiet: bool) -> None:
     """Scan SRC (a folder, or a git repo with --commit) or --release(s) into a site at --out.
 
     Several --release or --commit values (or --releases A..B) make one site whose pages carry
@@ -118,23 +136,24 @@ def scan(src, commit, release, releases, repo, include, exclude, jobs, cache_dir
     from errscan.render.site import check_site_target, write_site
 
     check_site_target(out)  # before the scan, which can take minutes
-    catalog = scan_source(src, commit, release, releases, repo, include, exclude, jobs, cache_dir, no_cache, quiet)
-    write_site(catalog, out, jobs)
+    catalog = scan_request(request, quiet)
+    started = time.perf_counter()
+    write_site(catalog, out, request.jobs)
     if not quiet:
-        click.echo(summary_line(catalog, out))
+        click.echo(summary_line(catalog, out, write_seconds=time.perf_counter() - started))
 
 
 @cli.command()
 @click.argument("text", required=False)
 @click.option("--site", type=click.Path(file_okay=False, path_type=Path), help="Look up in this built site (its api/ folder); default: ./site when it holds one.")
 @click.option("--src", metavar="SRC", help="Scan SRC on the fly, as `scan` does, and look up in it.")
-@source_options(multiple=False)
+@request_options(revisions="one")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
-def lookup(text, site, src, commit, release, repo, include, exclude, jobs, cache_dir, no_cache, output_format) -> None:
+def lookup(text: str | None, site: Path | None, request: ScanRequest, output_format: str) -> None:
     """Say which catalogued error TEXT (a message, a traceback, a log; `-` or none: stdin) shows."""
-    if site is not None and (src or release or commit):
+    if site is not None and (request.src or request.releases or request.commits):
         raise UsageError("--site reads a built site; give no --src, --release or --commit with it")
-    if site is None and src is None and release is None:
+    if site is None and request.src is None and not request.releases:
         if not (DEFAULT_SITE / "api" / "index.json").is_file():
             raise UsageError("give a catalog to look up in: --site DIR, --release X.Y.Z or --src SRC")
         site = DEFAULT_SITE  # where `errscan scan` writes by default
@@ -146,9 +165,12 @@ def lookup(text, site, src, commit, release, repo, include, exclude, jobs, cache
         raise UsageError("the input is empty")
     if site is None and sys.stderr.isatty():
         click.echo("note: scanning the source first (a built site, --site DIR, answers at once)", err=True)
-    catalog = read_site(site) if site is not None else scan_source(
-        src, _one(commit), _one(release), None, repo, include, exclude, jobs, cache_dir, no_cache, quiet=True
-    )
+    if site is not None:
+        from errscan.api.read import read_site
+
+        catalog = read_site(site)
+    else:
+        catalog = scan_request(request, quiet=True)
     findings = find_in_log(text, catalog)
     if not any(finding.candidates for finding in findings):
         if output_format == "json":
@@ -165,21 +187,23 @@ def lookup(text, site, src, commit, release, repo, include, exclude, jobs, cache
 @click.argument("old")
 @click.argument("new")
 @click.option("--git", "git_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="OLD and NEW are revisions of this git repository.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="text (colored on a terminal), markdown, or json.")
+@click.option("--format", "fmt", type=click.Choice(DIFF_FORMATS), default="text", show_default=True, help="text (colored on a terminal), markdown, or json.")
 @click.option("--fail-on", metavar="KINDS", help=f"Exit with status {EXIT_DIFFERENCES} if any of these are found: comma-separated added, removed, changed (beyond moved lines), moved (lines alone).")
-@_decorator(_SCAN_OPTIONS)
+@request_options(revisions=None)
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
-def diff(old, new, git_dir, fmt, fail_on, repo, include, exclude, jobs, cache_dir, no_cache, quiet) -> None:
+def diff(old: str, new: str, git_dir: Path | None, fmt: str, fail_on: str | None, request: ScanRequest, quiet: bool) -> None:
     """Compare the errors of OLD and NEW: each a site folder (or its api/index.json), vllm==X.Y.Z,
     or with --git DIR a git revision. Prints added, removed and changed errors.
     """
-    from errscan.sides import load_sides
+    from errscan.compare.changes import diff_catalogs, kinds_found
+    from errscan.compare.formats import format_diff
+    from errscan.compare.sides import load_sides
+    from errscan.runtime.runner import ScanOptions
 
     gates = _fail_on(fail_on)
-    cache_dir = cache_dir or default_cache_dir()
-    options, _ = _scan_options(repo, include, exclude, jobs, cache_dir, no_cache)
+    options = ScanOptions.for_request(request)
     progress = Progress(quiet=quiet)
-    sides = load_sides([old, new], git_dir=git_dir, profile=PROFILE, options=options, cache_dir=cache_dir, progress=progress)
+    sides = load_sides([old, new], git_dir=git_dir, options=options, cache_dir=request.cache_root, progress=progress)
     _report_corrupt_cache(options.cache)
     (old_label, old_catalog), (new_label, new_catalog) = sides
     for spec, (_, catalog) in zip((old, new), sides):
@@ -196,49 +220,14 @@ def diff(old, new, git_dir, fmt, fail_on, repo, include, exclude, jobs, cache_di
         sys.exit(EXIT_DIFFERENCES)
 
 
-def _scan_options(repo, include, exclude, jobs, cache_dir: Path, no_cache: bool) -> tuple[ScanOptions, Scope]:
-    from errscan.cache import open_cache
-    from errscan.scan import ScanOptions
-
-    scope = Scope(tuple(include) or PROFILE.default_include, tuple(exclude))
-    cache = None if no_cache else open_cache(cache_dir)
-    return ScanOptions(repo=repo, scope=scope, jobs=jobs, cache=cache), scope
-
-
-def _revisions(src, commits, releases, release_range, cache_dir: Path) -> list[Revision]:
-    """What to scan, oldest first: releases sorted by version, commits in the order given."""
-    from errscan.history import Revision
-    from errscan.sources import open_source
-    from errscan.sources.release import releases_between, sort_versions
-
-    if release_range is not None:
-        if releases:
-            raise UsageError("give either --release or --releases, not both")
-        first, dots, last = release_range.partition("..")
-        if not dots or not first or not last:
-            raise click.BadParameter("expected FIRST..LAST, e.g. 0.24.0..0.27.1", param_hint="--releases")
-        releases = releases_between(first, last, profile=PROFILE)
-    if releases:
-        if src is not None or commits:
-            raise UsageError("--release reads the package index; give no SRC and no --commit with it")
-        return [
-            Revision(v, partial(open_source, None, profile=PROFILE, release=v, cache_dir=cache_dir))
-            for v in sort_versions(list(releases))
-        ]
-    if not commits:
-        return [Revision(src or "", partial(open_source, src, profile=PROFILE, cache_dir=cache_dir))]
-    return [
-        Revision(rev, partial(open_source, src, profile=PROFILE, commit=rev, cache_dir=cache_dir))
-        for rev in dict.fromkeys(commits)
-    ]
-
-
 def _scope_text(catalog: Catalog) -> str:
     excluded = f" --exclude {' '.join(catalog.exclude)}" if catalog.exclude else ""
     return f"--include {' '.join(catalog.include)}{excluded}"
 
 
 def _fail_on(text: str | None) -> set[str]:
+    from errscan.compare.changes import GATE_KINDS
+
     if text is None:
         return set()
     kinds = [k.strip() for k in text.split(",")]
@@ -258,22 +247,20 @@ def _report_corrupt_cache(cache: ScanCache | None) -> None:
         )
 
 
-def _one(value: str | None) -> tuple[str, ...]:
-    return (value,) if value else ()
-
-
-def summary_line(catalog, out: Path) -> str:
+def summary_line(catalog: Catalog, out: Path, write_seconds: float) -> str:
+    """The scan's one line: what was read and found, and the time of each stage, writing the site
+    included (the site itself holds no timings: two scans of one input write identical files)."""
     s = catalog.summary
     commit = f"commit {catalog.commit[:12]}" if catalog.commit else "commit not known"
-    stages = s.stage_seconds
-    timing = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in stages.items() if name != "total")
-    timing = timing or "all from the cache"
+    stages = {name: seconds for name, seconds in s.stage_seconds.items() if name != "total"}
+    cached = "" if stages else "catalog from the cache, "
+    timing = cached + ", ".join(f"{name} {seconds:.1f}s" for name, seconds in {**stages, "write": write_seconds}.items())
     return (
         f"scanned {commit}: read {s.files_read} files, catalogued {s.files_catalogued} files: "
         f"{s.raises} raises, {s.asserts} asserts with a message, {s.reraises} re-raises, "
         f"{len(s.parse_failures)} parse failures; graph of {s.graph_files} files: {s.graph_edges} edges, "
         f"{s.unresolved_calls} unresolved calls; chains for {s.errors_with_chain}/{s.raises + s.asserts} errors; "
-        f"{stages.get('total', 0):.1f}s ({timing}) -> {out}"
+        f"{s.stage_seconds.get('total', 0) + write_seconds:.1f}s ({timing}) -> {out}"
     )
 
 

@@ -55,7 +55,7 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="session")
 def release_0271() -> Path:
     """vLLM 0.27.1's source, fetched once with pip into the user's errscan cache and reused."""
-    from errscan.cachedir import default_cache_dir
+    from errscan.runtime.cachedir import default_cache_dir
     from errscan.profiles.vllm import VLLM
     from errscan.sources.release import fetch_release
 
@@ -69,7 +69,7 @@ def analysis_catalog():
     import dataclasses
 
     from errscan.profiles.vllm import VLLM
-    from errscan.scan import ScanOptions, scan
+    from errscan.runtime.runner import ScanOptions, scan
     from errscan.scope import Scope
     from errscan.sources.folder import FolderSource
 

@@ -1,6 +1,7 @@
 """The scan command as a user meets it: outputs, determinism, one-line errors, atomic replacement."""
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -132,6 +133,22 @@ def test_bare_command_prints_help():
 def test_summary_is_not_an_error_line(tmp_path):
     done = run_cli("scan", str(MINIREPO), "--out", str(tmp_path / "s"))
     assert done.stdout.startswith("scanned commit abc1234def: ")
+
+
+def stage_times(summary: str) -> tuple[float, dict[str, float]]:
+    total, stages = re.search(r"; ([0-9.]+)s \(([^)]*)\) -> ", summary).groups()
+    return float(total), {name: float(seconds[:-1]) for name, _, seconds in (s.rpartition(" ") for s in stages.split(", "))}
+
+
+def test_the_summary_times_each_stage_writing_the_site_included(tmp_path):
+    args = ("scan", str(MINIREPO), "--cache-dir", str(tmp_path / "cache"))
+    cold = run_cli(*args, "--out", str(tmp_path / "a"))
+    total, stages = stage_times(cold.stdout)
+    assert list(stages) == ["read", "extract", "catalog", "graph", "analysis", "write"]
+    assert total >= sum(stages.values()) - 0.05 * len(stages)  # each rounded to a tenth
+    warm = run_cli(*args, "--out", str(tmp_path / "b"))
+    assert "s (catalog from the cache, write " in warm.stdout
+    assert "stage_seconds" not in (tmp_path / "b" / "api" / "index.json").read_text()
 
 
 def test_changed_work_tree_is_not_pinned_to_head(tmp_path):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import reraises, run_cli
-from errscan.cachedir import default_cache_dir
+from errscan.runtime.cachedir import default_cache_dir
 from errscan.profiles.vllm import VLLM
 from errscan.sources.release import fetch_release, releases_between
 

@@ -16,14 +16,14 @@ from errscan.analysis.plain import plain_words
 from errscan.api.documents import error_document, pin_of
 from errscan.api.layout import error_document_path, page_path, slug
 from errscan.api.write import dump_json
-from errscan.diff import knob_changes
+from errscan.compare.changes import knob_changes
 from errscan.errors import ErrscanError
 from errscan.match import split_template
 from errscan.model import Catalog, ErrorSite
 from errscan.render import browse, explain
-from errscan.render.history import write_history_files
-from errscan.scan import github_url
-from errscan.workers import TaskLost, run_all
+from errscan.compare.pages import write_history_files
+from errscan.stages import github_url
+from errscan.runtime.pool import TaskLost, run_all
 
 INDEX_PAGE_ROWS = 100  # errors listed on index.html before the filters' own paging takes over
 

@@ -18,7 +18,7 @@ import msgspec
 from errscan import __version__
 from errscan.api.write import api_files, dump_json
 from errscan.errors import ErrscanError, UsageError
-from errscan.fsutil import new_folder, swap_in_folder
+from errscan.runtime.fsutil import new_folder, swap_in_folder
 from errscan.model import Catalog
 from errscan.render.pages import templates_dir, write, write_pages
 from errscan.render.search import index_scripts

@@ -9,7 +9,7 @@ import sys
 from conftest import FIXTURES
 from errscan.profiles.vllm import VLLM
 from errscan.render.site import write_site
-from errscan.scan import ScanOptions, scan
+from errscan.runtime.runner import ScanOptions, scan
 from errscan.scope import Scope
 from errscan.sources.folder import FolderSource
 
@@ -32,17 +32,17 @@ def test_lookup_in_a_site_and_a_diff_of_sites_load_no_heavy_library(tmp_path):
 from pathlib import Path
 from errscan.api.read import read_site
 from errscan.cli import cli
-from errscan.diff import diff_catalogs
-from errscan.render.diff import FORMATS, format_diff
+from errscan.compare.changes import diff_catalogs
+from errscan.compare.formats import format_diff
 
 cli.main(["lookup", "--site", "site", {f"{error.exception}: {error.message}"!r}], standalone_mode=False)
 cli.main(["lookup", "--site", "site", "--format", "json", {error.message!r}], standalone_mode=False)
 site = read_site(Path("site"))
-for fmt in FORMATS:
+for fmt in ("text", "markdown", "json"):
     format_diff(diff_catalogs(site, site, "old", "new"), fmt)
 """
     assert loaded_after(code, tmp_path) == set()
 
 
 def test_the_check_sees_a_heavy_library(tmp_path):
-    assert {"libcst", "networkx"} <= loaded_after("import errscan.scan", tmp_path)
+    assert {"libcst", "networkx"} <= loaded_after("import errscan.runtime.runner", tmp_path)

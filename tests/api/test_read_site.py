@@ -11,11 +11,12 @@ from conftest import FIXTURES, build_git_history
 from errscan.api.read import read_site
 from errscan.errors import ErrscanError, UsageError
 from errscan.model import SCHEMA_VERSION
-from errscan.history import Revision, scan_revisions
+from errscan.compare.history import scan_revisions
+from errscan.request import Revision
 from errscan.profiles.vllm import VLLM
-from errscan.progress import Progress
+from errscan.runtime.progress import Progress
 from errscan.render.site import write_site
-from errscan.scan import ScanOptions, scan
+from errscan.runtime.runner import ScanOptions, scan
 from errscan.scope import Scope
 from errscan.sources.folder import FolderSource
 from errscan.sources.git import GitSource

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import FIXTURES
 
-from errscan.cachedir import default_cache_dir
+from errscan.runtime.cachedir import default_cache_dir
 from errscan.extract import extract_file
 from errscan.extract.collect import collect_facts
 from errscan.extract.reuse import BodyMemo, collect_facts_reusing, collect_facts_with_memo

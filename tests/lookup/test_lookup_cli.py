@@ -11,7 +11,7 @@ import pytest
 from conftest import FIXTURES, run_cli
 from errscan.profiles.vllm import VLLM
 from errscan.render.site import write_site
-from errscan.scan import ScanOptions, scan
+from errscan.runtime.runner import ScanOptions, scan
 from errscan.scope import Scope
 from errscan.sources.folder import FolderSource
 

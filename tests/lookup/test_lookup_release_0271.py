@@ -13,7 +13,7 @@ from errscan.lookup import CatalogMatcher, lookup
 from errscan.lookup.logs import LoggedError
 from errscan.match import PIN_MIN_CHARS, compile_template, split_template
 from errscan.profiles.vllm import VLLM
-from errscan.scan import ScanOptions, scan
+from errscan.runtime.runner import ScanOptions, scan
 from errscan.scope import Scope
 from errscan.sources.folder import FolderSource
 

@@ -15,7 +15,7 @@ from errscan.analysis.related import related_errors
 from errscan.model import Catalog, Chain, ChainStep, Contribution, Knob, Related, Trigger
 from errscan.profiles.vllm import VLLM
 from errscan.render.site import write_site
-from errscan.scan import ScanOptions, scan
+from errscan.runtime.runner import ScanOptions, scan
 from errscan.scope import Scope
 from errscan.sources.folder import FolderSource
 

@@ -175,7 +175,7 @@ def test_pages_written_in_parallel_are_the_same(tmp_path, monkeypatch):
     from conftest import FIXTURES
     from errscan.profiles.vllm import VLLM
     from errscan.render import pages
-    from errscan.scan import ScanOptions, scan as run_scan
+    from errscan.runtime.runner import ScanOptions, scan as run_scan
     from errscan.scope import Scope
     from errscan.sources.folder import FolderSource
 
@@ -195,7 +195,7 @@ def test_pages_written_in_parallel_are_the_same(tmp_path, monkeypatch):
 def test_unchanged_catalog_leaves_the_site_untouched(tmp_path):
     from conftest import FIXTURES
     from errscan.profiles.vllm import VLLM
-    from errscan.scan import ScanOptions, scan as run_scan
+    from errscan.runtime.runner import ScanOptions, scan as run_scan
     from errscan.scope import Scope
     from errscan.sources.folder import FolderSource
 
@@ -250,7 +250,7 @@ def test_an_interrupt_during_the_swap_waits_until_both_folders_are_in_order(tmp_
     import os
     import signal
 
-    from errscan import fsutil
+    from errscan.runtime import fsutil
 
     old, built = tmp_path / "site", tmp_path / "built"
     old.mkdir()

@@ -1,8 +1,8 @@
 """Errors across releases: one catalog whose errors carry their history, oldest release first.
 
-Consecutive releases are paired with `errscan.diff.match_errors`; an error paired from one release
-to the next is the same error (a lineage), even if its id changed. An error absent from a release
-and back later with the id it had keeps its lineage. Per lineage:
+Consecutive releases are paired with `errscan.compare.pairing.match_errors`; an error paired from
+one release to the next is the same error (a lineage), even if its id changed. An error absent from
+a release and back later with the id it had keeps its lineage. Per lineage:
 
 - `first_seen`: the first release that raises it;
 - `last_changed`: the last release where its message, exception, condition, knobs, file or
@@ -15,71 +15,24 @@ The latest release is the catalog's main content; errors no longer raised are ke
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
 
 import msgspec
 
-from errscan.diff import diff_matched, field_changes, match_errors, only_lines_moved
+from errscan.compare.changes import diff_matched, field_changes, only_lines_moved
+from errscan.compare.pairing import match_errors
 from errscan.model import Catalog, CatalogDiff, ErrorSite, History, ReleaseRef, ReleaseState
-from errscan.progress import Progress
-from errscan.scan import ScanOptions, scan_together
-from errscan.sources import Source
-
-
-@dataclass(frozen=True)
-class Revision:
-    """A release or git revision to scan, opened only when its turn comes (fetching can be slow)."""
-
-    name: str  # as the user gave it: "0.25.1", "v0.25.1", a sha
-    open: Callable[[], Source]
-
-
-RELEASES_AT_ONCE = 4  # revisions scanned together: their files and graphs share memory at once
+from errscan.request import Revision
+from errscan.runtime.progress import Progress
+from errscan.runtime.runner import ScanOptions, scan_each
 
 
 def scan_revisions(revisions: list[Revision], options: ScanOptions, progress: Progress) -> Catalog:
-    """Scan each revision, oldest first; one catalog, with history when there are several."""
+    """Scan each revision, oldest first; one catalog, with history when there are several (one
+    commit given under two names counts once)."""
     snapshots = _first_of_each_commit(revisions, scan_each(revisions, options, progress), progress)
     if len(snapshots) == 1:
         return snapshots[0][1]
     return build_history(_unique_labels(snapshots))
-
-
-def scan_each(revisions: list[Revision], options: ScanOptions, progress: Progress) -> list[tuple[ReleaseRef, Catalog]]:
-    """Each revision's catalog, named by its version when it has one, else as the user gave it.
-
-    Revisions are scanned a few at a time with `scan_together`, so that a file they share is
-    parsed once and their analyses run side by side."""
-    snapshots = []
-    for first in range(0, len(revisions), RELEASES_AT_ONCE):
-        batch = revisions[first : first + RELEASES_AT_ONCE]
-        snapshots += _scan_batch(batch, options, progress, first + 1, len(revisions))
-    return snapshots
-
-
-def scan_revision(revision: Revision, options: ScanOptions, progress: Progress) -> tuple[ReleaseRef, Catalog]:
-    """One revision scanned: see `scan_each`."""
-    return _scan_batch([revision], options, progress, 1, 1)[0]
-
-
-def _scan_batch(
-    revisions: list[Revision], options: ScanOptions, progress: Progress, position: int, total: int
-) -> list[tuple[ReleaseRef, Catalog]]:
-    sources = []
-    for offset, revision in enumerate(revisions):
-        progress.start(revision.name, position + offset, total)
-        sources.append(revision.open())
-        for note in sources[-1].notes:
-            progress.note(note)
-    if len(revisions) > 1:
-        progress.start(", ".join(r.name for r in revisions), position, total, position + len(revisions) - 1)
-    snapshots = []
-    for offset, (revision, scanned) in enumerate(zip(revisions, scan_together(sources, options, progress.parsing))):
-        catalog, files = scanned.catalog, scanned.catalog.summary.files_read
-        progress.finish(revision.name, position + offset, total, files, files - scanned.parsed)
-        snapshots.append((ReleaseRef(catalog.version or revision.name, catalog.version, catalog.commit), catalog))
-    return snapshots
 
 
 def build_history(snapshots: list[tuple[ReleaseRef, Catalog]]) -> Catalog:

@@ -8,9 +8,9 @@ import pytest
 
 from conftest import FIXTURES
 
-from errscan.cache import ScanCache
 from errscan.profiles.vllm import VLLM
-from errscan.scan import ScanOptions, scan, scan_together
+from errscan.runtime.cache import ScanCache
+from errscan.runtime.runner import ScanOptions, scan, scan_together
 from errscan.scope import Scope
 from errscan.sources.folder import FolderSource
 

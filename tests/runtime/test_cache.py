@@ -10,11 +10,11 @@ import pytest
 
 from conftest import FIXTURES, run_cli
 
-from errscan.cache import ScanCache, analyzer_key
-from errscan.history import Revision, scan_revision
-from errscan.progress import Progress
 from errscan.profiles.vllm import VLLM
-from errscan.scan import ScanOptions, scan
+from errscan.request import Revision
+from errscan.runtime.cache import ScanCache, analyzer_key
+from errscan.runtime.progress import Progress
+from errscan.runtime.runner import ScanOptions, scan, scan_each
 from errscan.scope import Scope
 from errscan.sources.folder import FolderSource
 
@@ -122,7 +122,7 @@ def test_the_analyzer_key_follows_the_extraction_code(tmp_path, monkeypatch):
 
 def scan_revision_with(tree, cache, include=("**",)):
     options = ScanOptions(repo="o/r", scope=Scope(include), jobs=1, cache=cache)
-    return scan_revision(Revision("tree", lambda: FolderSource(tree, VLLM)), options, Progress(quiet=True))[1]
+    return scan_each([Revision("tree", lambda: FolderSource(tree, VLLM))], options, Progress(quiet=True))[0][1]
 
 
 def test_an_unchanged_tree_takes_its_whole_scan_from_the_cache(tree, tmp_path):

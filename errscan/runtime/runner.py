@@ -1,4 +1,10 @@
-"""The scan pipeline: sources -> per-file extraction (in parallel) -> package index -> catalog."""
+"""Runs the scan's stages (`errscan.stages`) fast: over processes, from the cache, several sources at once.
+
+What this adds to the stages, and nothing else: which process runs what (a pool for extraction,
+a forked process per source for the rest; all here with one job), per-file time limits and the
+retry from `ast` of a file that was lost, the pickled bytes shared by the cache and the pipes, the
+paused garbage collector, each stage's time, and scanning releases a few at a time.
+"""
 
 from __future__ import annotations
 
@@ -7,50 +13,76 @@ import multiprocessing
 import os
 import pickle
 import time
-from collections import Counter
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
 
 from msgspec.structs import replace
 
 from errscan.analysis import analyze
-from errscan.cache import ScanCache, encode, store_payload
-from errscan.extract import FileResult, extract_file, extract_file_from_ast
-from errscan.extract.facts import ModuleFacts
-from errscan.extract.reuse import BodyMemo
-from errscan.extract.sites import RawSite
-from errscan.ids import normalize
-from errscan.graph.calls import CallGraph
-from errscan.graph.index import PackageIndex
-from errscan.ids import error_id
-from errscan.model import Catalog, ErrorSite, Excerpt, ParseFailure, ScanSummary
+from errscan.extract import FileResult
+from errscan.model import Catalog, ParseFailure, ReleaseRef
 from errscan.profiles import Profile
 from errscan.profiles.vllm import VLLM
+from errscan.request import Revision, ScanRequest
+from errscan.runtime.cache import ScanCache, encode, open_cache, store_payload
+from errscan.runtime.pool import TaskLost, run_all
+from errscan.runtime.progress import Progress
 from errscan.scope import Scope
 from errscan.sources import Source, SourceFile
-from errscan.workers import TaskLost, run_all
+from errscan.stages import assemble_catalog, call_graph, error_sites, extract_versions, package_index
 
-EXCERPT_CONTEXT = 10  # lines shown above and below a site
 FILE_TIME_LIMIT = 120.0  # seconds for one file; vLLM's largest takes a few
 ANALYSIS_TIME_LIMIT = 1800.0  # seconds for one source's whole-package analysis; vLLM's takes a few
+RELEASES_AT_ONCE = 4  # sources scanned together: their files and graphs share memory at once
 
 
 @dataclass(frozen=True)
 class ScanOptions:
     repo: str
     scope: Scope
-    jobs: int = 0  # 0: one process per core
+    jobs: int = 0  # 0: one process per core; 1: everything in this process
     profile: Profile = VLLM
     file_time_limit: float = FILE_TIME_LIMIT
     cache: ScanCache | None = field(default=None, compare=False)  # None: parse every file
+
+    @classmethod
+    def for_request(cls, request: ScanRequest) -> ScanOptions:
+        """The request's options, its cache opened (and made) unless it asks for none."""
+        scope = request.scope()
+        cache = None if request.no_cache else open_cache(request.cache_root)
+        return cls(repo=request.repo, scope=scope, jobs=request.jobs, profile=request.profile, cache=cache)
 
 
 def scan(source: Source, options: ScanOptions) -> Catalog:
     """One source scanned; see `scan_together`."""
     return scan_together([source], options)[0].catalog
+
+
+def scan_each(revisions: list[Revision], options: ScanOptions, progress: Progress) -> list[tuple[ReleaseRef, Catalog]]:
+    """Each revision's catalog, named by its version when it has one, else as the user gave it.
+
+    Revisions are opened and scanned a few at a time with `scan_together`, so that a file they
+    share is parsed once and their analyses run side by side, in bounded memory."""
+    snapshots = []
+    for first in range(0, len(revisions), RELEASES_AT_ONCE):
+        batch = revisions[first : first + RELEASES_AT_ONCE]
+        sources = []
+        for position, revision in enumerate(batch, first + 1):
+            progress.start(revision.name, position, len(revisions))
+            sources.append(revision.open())
+            for note in sources[-1].notes:
+                progress.note(note)
+        if len(batch) > 1:
+            progress.start(", ".join(r.name for r in batch), first + 1, len(revisions), first + len(batch))
+        scanned_batch = scan_together(sources, options, progress.parsing)
+        for position, (revision, scanned) in enumerate(zip(batch, scanned_batch), first + 1):
+            catalog, files = scanned.catalog, scanned.catalog.summary.files_read
+            progress.finish(revision.name, position, len(revisions), files, files - scanned.parsed)
+            snapshots.append((ReleaseRef(catalog.version or revision.name, catalog.version, catalog.commit), catalog))
+    return snapshots
 
 
 @dataclass(frozen=True)
@@ -81,8 +113,8 @@ def scan_together(
         todo = [i for i, catalog in enumerate(stored) if catalog is None]
         mark = time.perf_counter()
         results, parsed = extract_shared([read[i] for i in todo], options, on_parsed)
-        timings = {"read": read_seconds, "extract": time.perf_counter() - mark}
-        jobs = [_CatalogJob(sources[i].commit, sources[i].version, entries[i], timings) for i in todo]
+        seconds = {"read": read_seconds, "extract": time.perf_counter() - mark}
+        jobs = [_CatalogJob(sources[i].commit, sources[i].version, entries[i], seconds) for i in todo]
         built = _build_catalogs(jobs, results, options)
         scanned = [Scanned(catalog, 0) if catalog is not None else None for catalog in stored]
         for i, catalog, count in zip(todo, built, parsed):
@@ -97,7 +129,7 @@ class _CatalogJob:
     commit: str | None
     version: str | None
     entry: Path | None  # the catalog's cache entry, None without a cache
-    timings: dict[str, float]  # of the stages before the catalog's own
+    seconds: dict[str, float]  # of the stages before the catalog's own
 
 
 def _catalog_entry(source: Source, files: tuple[SourceFile, ...], options: ScanOptions) -> Path | None:
@@ -126,71 +158,49 @@ def _build_catalogs(jobs: list[_CatalogJob], results: list[list[FileResult]], op
     several and cores to spare (a fork shares the results without copying them), else here."""
     processes = min(len(jobs), options.jobs or os.cpu_count() or 1)
     if processes < 2 or multiprocessing.get_start_method() != "fork":
-        return [_catalog(job, files, options) for job, files in zip(jobs, results)]
+        return [build_catalog(job, files, options) for job, files in zip(jobs, results)]
     task = partial(_catalog_task, jobs, results, options)
     outcomes = run_all(task, range(len(jobs)), processes, ANALYSIS_TIME_LIMIT)
     return [
-        _catalog(jobs[i], results[i], options) if isinstance(outcome, TaskLost) else pickle.loads(outcome)
+        build_catalog(jobs[i], results[i], options) if isinstance(outcome, TaskLost) else pickle.loads(outcome)
         for i, outcome in enumerate(outcomes)
     ]
 
 
 def _catalog_task(jobs: list[_CatalogJob], results: list[list[FileResult]], options: ScanOptions, i: int) -> bytes:
     """In a forked process: one job's catalog, stored in the cache and sent home as the same bytes."""
-    catalog = _catalog(jobs[i], results[i], options, store=False)
+    catalog = build_catalog(jobs[i], results[i], options, store=False)
     payload = encode(catalog)
     if jobs[i].entry is not None:
         _store_quietly(jobs[i].entry, payload)
     return payload
 
 
-def _catalog(job: _CatalogJob, results: list[FileResult], options: ScanOptions, store: bool = True) -> Catalog:
-    timings = dict(job.timings)
-    started = time.perf_counter()
-    index = PackageIndex([r.facts for r in results if r.facts is not None])
-    sites = list(_catalogue(results, index, options.repo, job.commit))
-    timings["catalog"] = time.perf_counter() - started
-
-    mark = time.perf_counter()
-    graph = CallGraph(index, {r.facts.module: r.path for r in results if r.facts is not None})
-    timings["graph"] = time.perf_counter() - mark
-
-    mark = time.perf_counter()
-    errors, stats = analyze(sites, graph, options.profile)
-    timings["analysis"] = time.perf_counter() - mark
-    timings["total"] = sum(timings.values())
-
-    catalogued = [r for r in results if options.scope.catalogues(r.path)]
-    kinds = Counter(e.kind for e in errors)
-    summary = ScanSummary(
-        files_read=len(results),
-        files_catalogued=len(catalogued),
-        raises=kinds["raise"],
-        asserts=kinds["assert"],
-        reraises=sum(r.reraises for r in results),
-        parse_failures=tuple(r.failure for r in results if r.failure is not None),
-        graph_files=len(index.modules),
-        graph_functions=graph.graph.number_of_nodes(),
-        graph_edges=graph.graph.number_of_edges(),
-        unresolved_calls=sum(graph.unresolved.values()),
-        entry_points=stats.entries,
-        errors_with_chain=stats.with_chain,
-        stage_seconds={k: round(v, 3) for k, v in timings.items()},
-    )
-    catalog = Catalog(
-        repo=options.repo,
-        commit=job.commit,
-        version=job.version,
-        include=options.scope.include,
-        exclude=options.scope.exclude,
-        errors=tuple(errors),
-        summary=summary,
-        callgraph=graph.callgraph_document(),
-        files=tuple(r.path for r in catalogued),
+def build_catalog(job: _CatalogJob, results: list[FileResult], options: ScanOptions, store: bool = True) -> Catalog:
+    """One source's catalog from its files' results: the stages after extraction, each timed."""
+    seconds = dict(job.seconds)
+    with _timed(seconds, "catalog"):
+        index = package_index(results)
+        sites = error_sites(results, index, options.repo, job.commit)
+    with _timed(seconds, "graph"):
+        graph = call_graph(index, results)
+    with _timed(seconds, "analysis"):
+        analyzed = analyze(sites, graph, options.profile)
+    seconds["total"] = sum(seconds.values())
+    catalog = assemble_catalog(
+        results, graph, analyzed, repo=options.repo, commit=job.commit, version=job.version,
+        scope=options.scope, stage_seconds=seconds,
     )
     if store and job.entry is not None and options.cache is not None:
         options.cache.put_catalog(job.entry, catalog)
     return catalog
+
+
+@contextmanager
+def _timed(seconds: dict[str, float], stage: str) -> Iterator[None]:
+    started = time.perf_counter()
+    yield
+    seconds[stage] = time.perf_counter() - started
 
 
 def extract_all(
@@ -199,12 +209,11 @@ def extract_all(
 ) -> list[FileResult]:
     """Extract every file over `jobs` processes (0: one per core); results in path order whatever `jobs`.
 
-    The versions of one path (from several releases) go to one worker, oldest first as given, with
-    one `BodyMemo`: what they share is walked once. Each worker stores its results in `cache`
-    itself, so that writing entries runs in parallel too. A file whose extraction overran
-    `time_limit` seconds (per version) or killed its worker is extracted again from `ast` alone; one
-    that fails even so is reported and left out. `on_parsed` is told how many files each finished
-    task held.
+    The versions of one path (from several releases) go to one task, oldest first as given (see
+    `extract_versions`). Each task stores its results in `cache` itself, so that writing entries
+    runs in parallel too. A file whose extraction overran `time_limit` seconds (per version) or
+    killed its worker is extracted again from `ast` alone; one that fails even so is reported and
+    left out. `on_parsed` is told how many files each finished task held.
     """
     versions: dict[str, list[SourceFile]] = {}
     for f in files:
@@ -296,14 +305,8 @@ def _task(
 
 
 def _extract_task(task: _Task) -> list[bytes]:
-    # A memo serves only a later version of the file: with one version, keeping it is work lost.
-    memo = BodyMemo() if len(task.sources) > 1 else None
     payloads = []
-    for source, entry in zip(task.sources, task.entries):
-        if task.libcst_failure is None:
-            result = extract_file(source, task.catalogued, memo)
-        else:
-            result = extract_file_from_ast(source, task.catalogued, task.libcst_failure, memo)
+    for result, entry in zip(extract_versions(task.sources, task.catalogued, task.libcst_failure), task.entries):
         payloads.append(encode(result))
         if entry is not None:
             _store_quietly(entry, payloads[-1])
@@ -319,53 +322,3 @@ def _store_quietly(entry: Path, payload: bytes) -> None:
 
 def _unreadable(source: SourceFile, reason: str) -> FileResult:
     return FileResult(source.path, source.digest, (), None, (), 0, ParseFailure(source.path, 1, f"{reason}; skipped"))
-
-
-def _catalogue(
-    results: Iterable[FileResult], index: PackageIndex, repo: str, commit: str | None
-) -> Iterable[tuple[ErrorSite, RawSite, ModuleFacts]]:
-    for result in results:
-        twins: Counter[tuple[str, str, str]] = Counter()
-        for raw in result.sites:
-            key = (raw.function, raw.exception.rsplit(".", 1)[-1], normalize(raw.message))
-            ordinal = twins[key]
-            twins[key] += 1
-            yield _error_site(raw, result, index, repo, commit, ordinal), raw, result.facts
-
-
-def _error_site(
-    raw: RawSite, result: FileResult, index: PackageIndex, repo: str, commit: str | None, ordinal: int
-) -> ErrorSite:
-    qualname = index.canonical(raw.exception_qualname) if raw.exception_qualname else None
-    start = max(1, raw.line - EXCERPT_CONTEXT)
-    end = min(len(result.lines), raw.end_line + EXCERPT_CONTEXT)
-    return ErrorSite(
-        id=error_id(repo, result.path, raw.function, raw.exception, raw.message, ordinal),
-        kind=raw.kind,
-        exception=raw.exception,
-        exception_qualname=qualname,
-        exception_bases=index.bases(qualname) if qualname else (),
-        message=raw.message,
-        placeholders=raw.placeholders,
-        path=result.path,
-        line=raw.line,
-        end_line=raw.end_line,
-        function=raw.function,
-        comments=raw.comments,
-        excerpt=Excerpt(start, result.lines[start - 1 : end]),
-        url=github_url(repo, commit, result.path, raw.line),
-        cause=raw.cause,
-        assert_test=raw.assert_test,
-        docstring=_docstring(result.facts, raw.function),
-    )
-
-
-def _docstring(facts: ModuleFacts | None, function: str) -> str | None:
-    if facts is None or function == "<module>":
-        return None
-    return next((f.docstring for f in facts.functions if f.scope == function), None)
-
-
-def github_url(repo: str, commit: str | None, path: str, line: int) -> str:
-    """Pinned to the commit when known; `HEAD` (the default branch) when not."""
-    return f"https://github.com/{repo}/blob/{commit or 'HEAD'}/{path}#L{line}"

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Callable
 
-from errscan.diff import headline, knob_changes, split_changes
 from errscan.api.write import dump_json
+from errscan.compare.changes import headline, knob_changes, split_changes
 from errscan.model import CatalogDiff, ErrorChange, ErrorRef, FieldChange, WordDiff
 
-FORMATS = ("text", "markdown", "json")
 _MESSAGE_WIDTH = 100
 _ANSI = {"added": "32", "removed": "31", "changed": "33", "insert": "32", "delete": "31", "dim": "2"}
 
 
 def format_diff(diff: CatalogDiff, fmt: str, color: bool = False) -> str:
+    """`fmt`: "text" (in color if asked), "markdown" or "json"; `errscan diff --format` offers them."""
     if fmt == "json":
         return dump_json(diff)
     if fmt == "markdown":

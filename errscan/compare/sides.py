@@ -5,27 +5,21 @@ from __future__ import annotations
 from pathlib import Path
 
 from errscan.errors import UsageError
-from errscan.history import Revision, scan_each
 from errscan.model import Catalog
 from errscan.profiles import Profile
-from errscan.progress import Progress
 from errscan.api.read import read_site
-from errscan.scan import ScanOptions
+from errscan.request import Revision
+from errscan.runtime.progress import Progress
+from errscan.runtime.runner import ScanOptions, scan_each
 from errscan.sources import open_source
 
 
 def load_sides(
-    specs: list[str],
-    *,
-    git_dir: Path | None,
-    profile: Profile,
-    options: ScanOptions,
-    cache_dir: Path,
-    progress: Progress,
+    specs: list[str], *, git_dir: Path | None, options: ScanOptions, cache_dir: Path, progress: Progress
 ) -> list[tuple[str, Catalog]]:
     """(label, catalog) of each side. A side is, with `git_dir`, a revision; else `<dist>==X.Y.Z`;
     else a site. The sides to scan are scanned together, sharing what their files share."""
-    sides: list[tuple[str, Catalog] | Revision] = [_side(spec, git_dir, profile, cache_dir) for spec in specs]
+    sides: list[tuple[str, Catalog] | Revision] = [_side(spec, git_dir, options.profile, cache_dir) for spec in specs]
     revisions = [side for side in sides if isinstance(side, Revision)]
     scanned = iter(scan_each(revisions, options, progress))
     loaded = []

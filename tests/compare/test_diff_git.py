@@ -8,14 +8,14 @@ import pytest
 
 from conftest import build_git_history, run_cli
 
-from errscan.diff import diff_catalogs
+from errscan.compare.changes import diff_catalogs
+from errscan.compare.formats import format_diff
 from errscan.errors import EXIT_DIFFERENCES, EXIT_USAGE
 from errscan.model import SCHEMA_VERSION
-from errscan.history import Revision, scan_revision
 from errscan.profiles.vllm import VLLM
-from errscan.progress import Progress
-from errscan.render.diff import format_diff
-from errscan.scan import ScanOptions
+from errscan.request import Revision
+from errscan.runtime.progress import Progress
+from errscan.runtime.runner import ScanOptions, scan_each
 from errscan.scope import Scope
 from errscan.sources.git import GitSource
 
@@ -169,7 +169,7 @@ def test_text_is_colored_for_a_terminal(repo, tmp_path):
     """Off a terminal the CLI prints plain text, so the colors are checked through the library."""
     options = ScanOptions(repo="o/r", scope=Scope(("pkg/**",)), jobs=1)
     (_, old), (_, new) = [
-        scan_revision(Revision(tag, lambda tag=tag: GitSource(repo, tag, VLLM)), options, Progress(quiet=True))
+        scan_each([Revision(tag, lambda tag=tag: GitSource(repo, tag, VLLM))], options, Progress(quiet=True))[0]
         for tag in ("1.0", "2.0")
     ]
     text = format_diff(diff_catalogs(old, new, "1.0", "2.0"), "text", color=True)

@@ -1,15 +1,19 @@
-"""The pages only a site over several releases has: aliases, `changes/` per pair, history lists."""
+"""What only a site over several releases has: aliases, `changes/` per pair, history lists.
+
+Called by `errscan.render` with its template environment and writers.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
-
-import jinja2
+from typing import TYPE_CHECKING, Any, Callable
 
 from errscan.api.layout import slug
+from errscan.compare.changes import headline, split_changes
 from errscan.model import Catalog, CatalogDiff
-from errscan.diff import headline, split_changes
+
+if TYPE_CHECKING:
+    import jinja2
 
 Write = Callable[[Path, str], None]
 

@@ -26,7 +26,7 @@ from typing import Iterable, TypeVar
 import errscan
 from errscan.errors import UsageError
 from errscan.extract import FileResult
-from errscan.fsutil import atomic_write_bytes
+from errscan.runtime.fsutil import atomic_write_bytes
 from errscan.model import Catalog
 
 _MAGIC = b"errscan-cache-1\n"

@@ -7,11 +7,12 @@ import shutil
 
 from conftest import FIXTURES
 
-from errscan.cache import ScanCache
-from errscan.history import Revision, scan_revisions
+from errscan.compare.history import scan_revisions
 from errscan.profiles.vllm import VLLM
-from errscan.progress import Progress
-from errscan.scan import ScanOptions
+from errscan.request import Revision
+from errscan.runtime.cache import ScanCache
+from errscan.runtime.progress import Progress
+from errscan.runtime.runner import ScanOptions
 from errscan.scope import Scope
 from errscan.sources.folder import FolderSource
 

@@ -6,10 +6,10 @@ import msgspec
 
 from conftest import FIXTURES
 
-from errscan.diff import field_changes
+from errscan.compare.changes import field_changes
 from errscan.model import Knob, Trigger
 from errscan.profiles.vllm import VLLM
-from errscan.scan import ScanOptions, scan
+from errscan.runtime.runner import ScanOptions, scan
 from errscan.scope import Scope
 from errscan.sources.folder import FolderSource
 
@@ -39,8 +39,9 @@ def test_a_pair_with_nothing_different_has_no_changes():
 
 
 def test_text_and_markdown_show_the_knobs_that_came_and_went():
-    from errscan.diff import diff_matched, Match
-    from errscan.render.diff import format_diff
+    from errscan.compare.changes import diff_matched
+    from errscan.compare.pairing import Match
+    from errscan.compare.formats import format_diff
 
     error = site()
     old = with_trigger(error, "x", (Knob("cli_flag", "--block-size"), Knob("env", "VLLM_OLD")))
@@ -51,7 +52,8 @@ def test_text_and_markdown_show_the_knobs_that_came_and_went():
 
 
 def test_fail_on_changed_ignores_errors_that_only_moved_lines():
-    from errscan.diff import Match, diff_matched, kinds_found
+    from errscan.compare.changes import diff_matched, kinds_found
+    from errscan.compare.pairing import Match
 
     error = site()
     moved = msgspec.structs.replace(error, line=error.line + 5, end_line=error.end_line + 5)

@@ -6,10 +6,10 @@ import msgspec
 
 from conftest import FIXTURES
 
-from errscan.diff import match_errors
+from errscan.compare.pairing import match_errors
 from errscan.model import Excerpt
 from errscan.profiles.vllm import VLLM
-from errscan.scan import ScanOptions, scan
+from errscan.runtime.runner import ScanOptions, scan
 from errscan.scope import Scope
 from errscan.sources.folder import FolderSource
 

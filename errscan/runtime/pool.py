@@ -4,6 +4,10 @@
 `concurrent.futures` cannot do this: a dead worker breaks the whole pool, and a task cannot be
 stopped once started. Here every worker runs one task at a time, so the task that was running when
 a worker died or overran is known, and that worker alone is killed and replaced.
+
+With one job there is no pool: the tasks run here, one after another, so that a debugger can step
+through them. The time limit then holds through SIGALRM (on the main thread), which stops Python
+code but not a native call until it returns; a task that crashes the interpreter ends the scan.
 """
 
 from __future__ import annotations
@@ -11,11 +15,13 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import signal
+import threading
 import time
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import Callable, Generic, Sequence, TypeVar
+from typing import Callable, Generic, Iterator, Sequence, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -75,8 +81,11 @@ def run_all(
     """`function` over `items` in up to `jobs` processes; results in the order of `items`.
 
     `function` must be a module-level function, and items and results picklable. `on_done` is
-    told the position of each item as it finishes (or is lost), for progress.
+    told the position of each item as it finishes (or is lost), for progress. With `jobs` 1 the
+    items are run in this process (see above).
     """
+    if jobs <= 1:
+        return _run_here(function, items, time_limit, on_done)
     results: list[R | TaskLost | None] = [None] * len(items)
     queue = deque(range(len(items)))
     workers: list[_Worker[T, R]] = []
@@ -139,3 +148,42 @@ def _death(worker: _Worker) -> TaskLost:
     else:
         how = f"exit status {code}"
     return TaskLost(f"the worker process died ({how})")
+
+
+def _run_here(
+    function: Callable[[T], R], items: Sequence[T], time_limit: float, on_done: Callable[[int], None] | None
+) -> list[R | TaskLost]:
+    results: list[R | TaskLost] = []
+    for position, item in enumerate(items):
+        try:
+            with _time_limit(time_limit):
+                results.append(function(item))
+        except _Overran:
+            results.append(TaskLost(f"took longer than the {time_limit:g}s limit"))
+        except Exception as exc:  # as in a worker: a bug in one task must not cost the others
+            results.append(TaskLost(f"{type(exc).__name__}: {exc}"))
+        if on_done is not None:
+            on_done(position)
+    return results
+
+
+class _Overran(BaseException):
+    """Raised by SIGALRM into a task run here; a BaseException, so no `except Exception` takes it."""
+
+
+@contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread receives signals: no limit
+        return
+
+    def overran(number: int, frame: object) -> None:
+        raise _Overran
+
+    previous = signal.signal(signal.SIGALRM, overran)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

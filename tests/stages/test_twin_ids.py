@@ -5,7 +5,7 @@ from __future__ import annotations
 from conftest import FIXTURES
 
 from errscan.profiles.vllm import VLLM
-from errscan.scan import ScanOptions, scan
+from errscan.runtime.runner import ScanOptions, scan
 from errscan.scope import Scope
 from errscan.sources.folder import FolderSource
 

@@ -6,10 +6,12 @@ import pytest
 
 from conftest import build_git_history
 
-from errscan.history import Revision, scan_revisions
+from errscan.compare.history import scan_revisions
+from errscan.request import Revision
 from errscan.profiles.vllm import VLLM
-from errscan.progress import Progress
-from errscan.scan import ScanOptions
+from errscan.request import Revision
+from errscan.runtime.progress import Progress
+from errscan.runtime.runner import ScanOptions
 from errscan.scope import Scope
 from errscan.sources.git import GitSource
 

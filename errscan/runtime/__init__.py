@@ -1,0 +1,1 @@
+"""How the scan runs: worker processes, the cache, atomic writes, progress on the terminal."""
