@@ -452,8 +452,8 @@ def _failing_values(condition: str, settings: list[Setting]) -> dict[str, Value]
     missing = tuple(s.code for s in settings if s.code not in chosen)
     if missing:
         found = example_values(f"({condition}) and " + " and ".join(_equalities(chosen)) if chosen else condition, missing)
-        if not found or any(isinstance(found.get(code), str) and not found[code] for code in missing):
-            return None  # an empty string, say: nothing a user would write
+        if not found or any(code not in found or found[code] == "" for code in missing):
+            return None  # no value the solver could name, or an empty string: nothing a user would write
         chosen.update(found)
     return chosen
 

@@ -74,3 +74,11 @@ def test_an_impossible_condition_is_unreachable(explained):
 def test_an_invariant_is_internal_and_says_what_to_report(explained):
     internal = explained["Forward context must carry its layers"]
     assert internal.kind == "internal" and "Report it" in internal.fixes[0].text
+
+
+def test_no_example_when_the_solver_cannot_name_a_value():
+    from errscan.analysis.explain import Setting, _failing_values
+    from errscan.model import Knob
+
+    inside_a_call = Setting("cfg.attention.sparse", Knob("config_field", "AttentionConfig.sparse"), "sparse", None)
+    assert _failing_values("check(cfg.attention.sparse) and ready", [inside_a_call]) is None
