@@ -81,4 +81,5 @@ def test_no_example_when_the_solver_cannot_name_a_value():
     from errscan.model import Knob
 
     inside_a_call = Setting("cfg.attention.sparse", Knob("config_field", "AttentionConfig.sparse"), "sparse", None)
-    assert _failing_values("check(cfg.attention.sparse) and ready", [inside_a_call]) is None
+    size = Setting("cfg.size", Knob("config_field", "Config.size"), "size", None)
+    assert _failing_values("check(cfg.attention.sparse) and cfg.size > limit", [inside_a_call, size]) is None
