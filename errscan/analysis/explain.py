@@ -88,6 +88,14 @@ class Explainer:
                 both = " on both instances (prefill and decode)" if _PEERS.search(error.message) else ""
                 report = f"The message is about {check}: check it{both}; if it is as the message asks, {report[0].lower()}{report[1:]}"
             fixes = (Fix(named[0] if named else "", None, report),)
+        elif kind == "configuration" and not fixes:
+            settings = list(dict.fromkeys(s.name for way in ways for s in way.settings))
+            report = _report(error, subject, self.profile.title or self.profile.name)
+            checked = " and ".join(f"`{name}`" for name in settings)
+            fixes = (Fix(settings[0], None, (
+                f"Check {checked}: the condition below compares it with values vLLM works out itself, so no "
+                f"single value is known to avoid it; if yours looks right, {report[0].lower()}{report[1:]}"
+            )),)
         example = self._example(error, ways, fixes, path_way) if kind == "configuration" else None
         return Explanation(summary, kind, when, where, tuple(dict.fromkeys(fixes)), example)
 
