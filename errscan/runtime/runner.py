@@ -232,7 +232,7 @@ def extract_all(
             continue
         alone = [_task((source,), task.catalogued, cache, outcome.reason) for source in task.sources]
         for retry, retried in zip(alone, run_all(_extract_task, alone, jobs, time_limit)):
-            results += [_unreadable(retry.sources[0], retried.reason)] if isinstance(retried, TaskLost) else retried
+            results += [_unreadable(retry.sources[0], f"{retried.reason}; skipped")] if isinstance(retried, TaskLost) else retried
     decoded = [pickle.loads(r) if isinstance(r, bytes) else r for r in results]
     return sorted(decoded, key=lambda r: r.path)
 
@@ -246,9 +246,14 @@ def extract_shared(
     `on_parsed(done, total)` follows the parsing."""
     scope, cache = options.scope, options.cache
     wanted: dict[tuple[str, str, bool], SourceFile] = {}
+    unread: dict[tuple[str, str, bool], FileResult] = {}  # neither cached nor parsed: reported
     for files in file_lists:
         for f in files:
-            wanted.setdefault((f.path, f.digest, scope.catalogues(f.path)), f)
+            key = (f.path, f.digest, scope.catalogues(f.path))
+            if f.unreadable is not None:
+                unread[key] = _unreadable(f, f.unreadable)
+            else:
+                wanted.setdefault(key, f)
     keys = list(wanted)
     stored = cache.stored(keys) if cache is not None else [False] * len(keys)
     # Parse what is missing before loading the rest: workers fork from a smaller heap.
@@ -268,6 +273,7 @@ def extract_shared(
         found[(result.path, result.digest, scope.catalogues(result.path))] = result
     to_parse = set(found)  # parsed now, missing or damaged in the cache
     found.update((key, hit) for key, hit in hits.items() if hit is not None)
+    found.update(unread)
     results, parsed = [], []
     for files in file_lists:
         own = [(f.path, f.digest, scope.catalogues(f.path)) for f in files]
@@ -321,4 +327,4 @@ def _store_quietly(entry: Path, payload: bytes) -> None:
 
 
 def _unreadable(source: SourceFile, reason: str) -> FileResult:
-    return FileResult(source.path, source.digest, (), None, (), 0, ParseFailure(source.path, 1, f"{reason}; skipped"))
+    return FileResult(source.path, source.digest, (), None, (), 0, ParseFailure(source.path, 1, reason))
