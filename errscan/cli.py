@@ -116,7 +116,7 @@ def scan_request(request: ScanRequest, quiet: bool) -> Catalog:
     catalog = scan_revisions(revisions, options, progress)
     for failure in catalog.summary.parse_failures:
         click.echo(f"{failure.path}:{failure.line}: {failure.reason}", err=True)
-    _report_corrupt_cache(options.cache)
+    _report_cache(options.cache)
     if not catalog.summary.files_catalogued:
         raise ErrscanError(f"no file under {revisions[-1].name} matches --include {' '.join(options.scope.include)}")
     return catalog
@@ -204,7 +204,7 @@ def diff(old: str, new: str, git_dir: Path | None, fmt: str, fail_on: str | None
     options = ScanOptions.for_request(request)
     progress = Progress(quiet=quiet)
     sides = load_sides([old, new], git_dir=git_dir, options=options, cache_dir=request.cache_root, progress=progress)
-    _report_corrupt_cache(options.cache)
+    _report_cache(options.cache)
     (old_label, old_catalog), (new_label, new_catalog) = sides
     for spec, (_, catalog) in zip((old, new), sides):
         if not catalog.summary.files_catalogued:
@@ -237,8 +237,15 @@ def _fail_on(text: str | None) -> set[str]:
     return set(kinds)
 
 
-def _report_corrupt_cache(cache: ScanCache | None) -> None:
-    """Once per run however many entries were bad; they have been recomputed and rewritten."""
+def _report_cache(cache: ScanCache | None) -> None:
+    """Once per run however many entries were bad (they have been recomputed and rewritten), and
+    once if entries could not be written (the scan went on without storing them)."""
+    if cache is not None and cache.stats.write_error is not None:
+        click.echo(
+            f"errscan: warning: cannot write to the cache in {cache.folder.parent.parent}: {cache.stats.write_error}; "
+            "results were not stored (--cache-dir chooses another folder)",
+            err=True,
+        )
     if cache is not None and cache.stats.corrupt:
         bad = cache.stats.corrupt
         click.echo(
