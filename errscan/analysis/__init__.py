@@ -17,6 +17,7 @@ import msgspec
 
 from errscan.analysis.chains import Reach, conjoin, reach
 from errscan.analysis.entries import Entry, find_entries, find_plugins
+from errscan.analysis.explain import Explainer
 from errscan.analysis.knobs import KnobCatalog, flags_in_message, knobs_in
 from errscan.analysis.plain import plain_words
 from errscan.analysis.related import related_errors
@@ -43,6 +44,7 @@ def analyze(
     plugins = find_plugins(graph, profile)
     entries = find_entries(graph, profile, plugins)
     catalog = KnobCatalog.build(graph, profile)
+    explainer = Explainer(catalog, profile)
     reads = _attribute_reads(graph)
     per_function: dict[str, tuple[Reach, dict[str, list[str]]]] = {}  # many sites share a function
     analyzed: list[ErrorSite] = []
@@ -51,8 +53,11 @@ def analyze(
         if node not in per_function:
             per_function[node] = (reach(graph, node, entries), _class_reads(graph, node, reads))
         found, settings = per_function[node]
-        trigger = _trigger(error, raw, module, found, catalog, profile, len({p.name for p in plugins}), settings)
-        analyzed.append(msgspec.structs.replace(error, trigger=trigger))
+        terms, contributions = _site_terms(raw, module)
+        trigger = _trigger(error, raw, terms, contributions, found, catalog, profile, len({p.name for p in plugins}), settings)
+        with_trigger = msgspec.structs.replace(error, trigger=trigger)
+        explanation = explainer.explain(with_trigger, terms, contributions, found, settings)
+        analyzed.append(msgspec.structs.replace(with_trigger, explanation=explanation))
     related = related_errors(analyzed)
     analyzed = [msgspec.structs.replace(e, trigger=msgspec.structs.replace(e.trigger, related=related[e.id])) for e in analyzed]
     with_chain = sum(1 for e in analyzed if e.trigger.chains)
@@ -60,10 +65,8 @@ def analyze(
     return analyzed, AnalysisStats(len(entries), len(plugins), with_chain)
 
 
-def _trigger(
-    error: ErrorSite, raw: RawSite, module: ModuleFacts, found: Reach, catalog: KnobCatalog,
-    profile: Profile, plugin_count: int, settings: dict[str, list[str]],
-) -> Trigger:
+def _site_terms(raw: RawSite, module: ModuleFacts) -> tuple[Condition, list[tuple[str, str, str]]]:
+    """The site's own condition, an accumulate-then-raise's appends, and an assert's failing test."""
     terms, contributions = _accumulated(raw, module)
     if raw.kind == "assert" and raw.assert_test:
         # An assert fires when its own test fails, on top of the path that reaches it.
@@ -72,6 +75,13 @@ def _trigger(
             terms = conjoin(terms, tuple(make_term(c, {}) for c in failing))
         except SyntaxError:
             pass  # the test is kept as written in `assert_test`
+    return terms, contributions
+
+
+def _trigger(
+    error: ErrorSite, raw: RawSite, terms: Condition, contributions: list[tuple[str, str, str]], found: Reach,
+    catalog: KnobCatalog, profile: Profile, plugin_count: int, settings: dict[str, list[str]],
+) -> Trigger:
     condition = render(terms)
     parts = _conjuncts(condition)
     # Guards of other errors raised earlier on the way belong to those errors: they decide

@@ -291,7 +291,8 @@ class FactCollector:
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
                 default = dotted(stmt.value) if stmt.value is not None else None
                 annotation = dotted(strip_optional(stmt.annotation))
-                fields.append(FieldFact(stmt.target.id, annotation, default))
+                literal = repr(stmt.value.value) if isinstance(stmt.value, ast.Constant) else None
+                fields.append(FieldFact(stmt.target.id, annotation, default, literal))
                 if annotation:
                     self.attribute_types.append(AttributeType(scope, stmt.target.id, annotation))
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):

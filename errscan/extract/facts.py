@@ -17,6 +17,7 @@ class FieldFact:
     name: str
     annotation: str | None  # dotted, outer generic stripped: `list[X]` -> `list`
     default: str | None  # the default's source when it is a dotted name (`ParallelConfig.x`)
+    literal: str | None = None  # the default's source when it is a constant (`'none'`, `1`, `True`)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ import pytest
 from conftest import FIXTURES, build_git_history
 from errscan.api.read import read_site
 from errscan.errors import ErrscanError, UsageError
+from errscan.model import SCHEMA_VERSION
 from errscan.compare.history import scan_revisions
 from errscan.request import Revision
 from errscan.profiles.vllm import VLLM
@@ -64,8 +65,8 @@ def test_a_document_of_the_wrong_shape_is_one_line(site):
 def test_another_schema_version_is_refused(site):
     root, _ = site
     index = root / "api" / "index.json"
-    index.write_text(json.dumps({**json.loads(index.read_text()), "schema_version": 2}))
-    with pytest.raises(UsageError, match="its api/ has schema version 2, this errscan reads 1"):
+    index.write_text(json.dumps({**json.loads(index.read_text()), "schema_version": SCHEMA_VERSION + 1}))
+    with pytest.raises(UsageError, match=f"its api/ has schema version {SCHEMA_VERSION + 1}, this errscan reads {SCHEMA_VERSION}"):
         read_site(root)
 
 
