@@ -28,7 +28,7 @@ def test_error_page_explains_the_analysed_condition(site, catalog):
     html = (site / "errors" / error.id / "index.html").read_text()
     text = words(html)
     assert "vllm-project" not in text and "example/kv · ValueError" in text
-    assert "It is raised when group_ids does not have exactly 1 item: len(group_ids) != 1" in text
+    assert "It is raised when group_ids does not have exactly 1 item. The condition as code len(group_ids) != 1" in text
     assert text.index("How to avoid it") < text.index("Source")
     assert "Index of the group holding the hidden states." in text  # the docstring, for developers
     assert "More than one match, or none among several groups: ambiguous." in text
