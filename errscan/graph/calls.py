@@ -4,8 +4,10 @@ Nodes are functions by qualified name (`module.Class.method`; module-level code 
 `module.<module>`). An edge holds the call sites behind it, each with how it was resolved. A call
 is resolved only when the code says where it goes — through imports, `self`/`cls` and the class
 hierarchy, `super()`, a constructor, a local alias, an attribute or parameter whose type is written
-down, or a registry the profile knows; a call on a base-class method also reaches every override.
-Anything else is counted as unresolved, never guessed.
+down, or a registry the profile knows. A method call on an object of a known class goes to the
+method that class resolves to in its MRO and to each override in the class's own subclasses (the
+object may be one of them), never to a class beside it. Anything else is counted as unresolved,
+never guessed.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ class CallSite:
     path: str
     line: int
     condition: Condition
-    resolution: str  # import, local, self, cls, super, override, constructor, alias, attribute, annotation, registry
+    resolution: str  # how the callee was found: import, module, local, self, cls, super, override, ...
 
 
 def function_node(module: str, scope: str) -> str:
@@ -52,6 +54,9 @@ class CallGraph:
             for base in index.bases(klass):
                 self.subclasses[base].add(klass)
         self._visible: dict[tuple[str, str], dict[str, str]] = {}
+        self._mro: dict[str, list[str]] = {}
+        self._linearized: dict[str, list[str]] = {}
+        self._dispatch: dict[tuple[str, str], tuple[str | None, tuple[str, ...]]] = {}
         self.attribute_types = self._attribute_types()
         self.unresolved: Counter[str] = Counter()
         self.external = 0
@@ -61,8 +66,36 @@ class CallGraph:
 
     # hierarchy
     def mro(self, klass: str) -> list[str]:
-        """The class and its tree bases, nearest first (depth-first, duplicates dropped)."""
-        return [klass, *[b for b in self.index.bases(klass) if b in self.index.classes]]
+        """The class and its tree bases in Python's method resolution order."""
+        order = self._mro.get(klass)
+        if order is None:
+            order = self._mro[klass] = [c for c in self._linear(klass) if c == klass or c in self.index.classes]
+        return order
+
+    def _linear(self, klass: str) -> list[str]:
+        """C3 linearization, bases outside the tree included (each on its own); where C3 has no
+        answer (an inconsistent or cyclic hierarchy as resolved), breadth-first, each class once."""
+        if klass not in self.index.classes:
+            return [klass]
+        linear = self._linearized.get(klass)
+        if linear is None:
+            self._linearized[klass] = [klass]  # a cycle back to this class stops here
+            linear = self._linearized[klass] = self._c3(klass) or [klass, *self.index.bases(klass)]
+        return linear
+
+    def _c3(self, klass: str) -> list[str] | None:
+        bases = [b for b in self.index.direct_bases(klass) if b != klass]
+        sequences = [self._linear(b) for b in bases] + [list(bases)]
+        merged = [klass]
+        while True:
+            sequences = [s for s in sequences if s]
+            if not sequences:
+                return merged
+            head = next((s[0] for s in sequences if not any(s[0] in t[1:] for t in sequences)), None)
+            if head is None:
+                return None
+            merged.append(head)
+            sequences = [s[1:] if s[0] == head else s for s in sequences]
 
     def lookup_method(self, klass: str, name: str, after: str | None = None) -> str | None:
         order = self.mro(klass)
@@ -74,10 +107,17 @@ class CallGraph:
                 return found
         return None
 
-    def overrides(self, klass: str, name: str) -> list[str]:
-        return sorted(
-            self.methods[sub][name] for sub in self.subclasses.get(klass, ()) if name in self.methods.get(sub, {})
-        )
+    def dispatch(self, klass: str, name: str) -> tuple[str | None, tuple[str, ...]]:
+        """Where `obj.name()` may go when `obj` is a `klass` or a subclass of it: the method the
+        class itself resolves to, and each other method a subclass resolves to (its override, or
+        a mixin's ahead of `klass` in its MRO). Never a method of a class beside `klass`."""
+        key = (klass, name)
+        found = self._dispatch.get(key)
+        if found is None:
+            own = self.lookup_method(klass, name)
+            others = {self.lookup_method(sub, name) for sub in self.subclasses.get(klass, ())}
+            found = self._dispatch[key] = (own, tuple(sorted(o for o in others if o and o != own)))
+        return found
 
     def _attribute_types(self) -> dict[str, dict[str, str]]:
         types: dict[str, dict[str, str]] = defaultdict(dict)
@@ -208,13 +248,10 @@ class CallGraph:
         return self._method_with_overrides(klass, method, how)
 
     def _method_with_overrides(self, klass: str, method: str, how: str) -> list[tuple[str, str]] | None:
-        found = self.lookup_method(klass, method)
-        if found is None:
-            # Not on the static type itself: whichever subclass the object is must define it.
-            defined = self.overrides(klass, method)
-            return [(o, "override") for o in defined] or None
-        owner = found.rsplit(".", 1)[0]
-        return [(found, how)] + [(o, "override") for o in self.overrides(owner, method) if o != found]
+        found, overrides = self.dispatch(klass, method)
+        # When the class itself has no such method, whichever subclass the object is must have it.
+        targets = ([(found, how)] if found else []) + [(o, "override") for o in overrides]
+        return targets or None
 
     def _on_name(self, target: str, how: str) -> list[tuple[str, str]] | None:
         if target in self.functions:
@@ -236,7 +273,7 @@ class CallGraph:
         return [(f, "constructor") for f in found if f]
 
     def callgraph_document(self) -> dict:
-        """`api/callgraph.json`: every edge with its first call site, for audit and reuse."""
+        """`api/callgraph.json`: every call site of every edge, for audit and reuse."""
         edges = []
         for caller, callee, data in sorted(self.graph.edges(data=True)):
             for site in data["sites"]:

@@ -1,0 +1,39 @@
+"""Method calls on objects of a known class: along the MRO, and to overrides in its own subclasses."""
+
+from conftest import callees, graph_of
+
+
+def test_self_call_reaches_the_callers_mro_and_its_subclasses_only():
+    graph = graph_of("self_dispatch")
+    assert callees(graph, "self_dispatch.Left.work") == {
+        "self_dispatch.Base.describe": {"self"},
+        "self_dispatch.LeftChild.describe": {"override"},
+        "self_dispatch.Mixin.describe": {"override"},  # Mixed(Mixin, Left) resolves to Mixin's
+        "self_dispatch.Diamond.describe": {"override"},
+    }
+
+
+def test_a_call_on_a_base_reaches_every_subclass():
+    graph = graph_of("self_dispatch")
+    assert set(callees(graph, "self_dispatch.Base.run")) == {
+        "self_dispatch.Base.describe", "self_dispatch.LeftChild.describe", "self_dispatch.Right.describe",
+        "self_dispatch.Mixin.describe", "self_dispatch.Diamond.describe",
+    }
+
+
+def test_super_goes_to_the_next_class_of_the_c3_order():
+    graph = graph_of("self_dispatch")
+    assert graph.mro("calls.self_dispatch.Diamond") == [
+        f"calls.self_dispatch.{c}" for c in ("Diamond", "LeftChild", "Left", "Right", "Base")]
+    assert callees(graph, "self_dispatch.Diamond.describe") == {"self_dispatch.LeftChild.describe": {"super"}}
+    assert callees(graph, "self_dispatch.Left.describe_later") == {"self_dispatch.Base.describe": {"super"}}
+
+
+def test_a_typed_attribute_dispatches_to_its_class_and_subclasses():
+    graph = graph_of("self_dispatch")
+    assert callees(graph, "self_dispatch.Typed.use") == {
+        "self_dispatch.Base.describe": {"attribute"},
+        "self_dispatch.LeftChild.describe": {"override"},
+        "self_dispatch.Mixin.describe": {"override"},
+        "self_dispatch.Diamond.describe": {"override"},
+    }
