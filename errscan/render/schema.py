@@ -188,7 +188,9 @@ def api_schema() -> dict[str, Any]:
             "nodes": _INT,
             "edges": {
                 "type": "array",
-                "items": _record({"caller": _STR, "callee": _STR, "path": _STR, "line": _INT, "resolution": _STR}),
+                "items": _record(
+                    {"caller": _STR, "callee": _STR, "path": _STR, "line": _INT, "resolution": _STR, "receiver": _STR}
+                ),
             },
             "unresolved_calls": _INT,
             "external_calls": _INT,
