@@ -31,6 +31,7 @@ class CallSite:
     line: int
     condition: Condition
     resolution: str  # how the callee was found: import, module, local, self, cls, super, override, ...
+    receiver: str  # what the call is made on, as written: see `receiver_kind`
 
 
 def function_node(module: str, scope: str) -> str:
@@ -176,10 +177,32 @@ class CallGraph:
         elif all(targets is None for targets, _ in resolved):
             self.unresolved[call.callee.split(".")[0]] += 1
             return
+        receiver = self.receiver_kind(module, call.caller, call.callee, bool(call.aliases))
         for targets, when in resolved:
             for callee, how in targets or ():
-                site = CallSite(self.paths[module.module], call.line, when + call.condition, how)
+                site = CallSite(self.paths[module.module], call.line, when + call.condition, how, receiver)
                 self.add_edge(caller, callee, site)
+
+    def receiver_kind(self, module: ModuleFacts, scope: str, callee: str, aliased: bool) -> str:
+        """What a call is made on, as written: `super`, `self`, `cls` (`self.m()`), `attribute`
+        (`self.x.m()`), `local` (a local bound to a known value), `result` (`f().m()`),
+        `parameter`, `class` (`Class.m()`, `Class()`), `module` (`mod.f()`) or `function` (`f()`)."""
+        head, _, rest = callee.partition(".")
+        if head == "super()":
+            return "super"
+        if aliased:
+            return "local"
+        if head.endswith("()"):
+            return "result"
+        if head in ("self", "cls"):
+            return "attribute" if "." in rest else head
+        fact = self.functions.get(function_node(module.module, scope), (None, None))[0]
+        if fact is not None and head in dict(fact.params):
+            return "parameter"
+        owner = self.qualify(module, scope, callee if not rest else callee.rsplit(".", 1)[0])
+        if owner in self.index.classes:
+            return "class"
+        return "module" if rest else "function"
 
     def add_edge(self, caller: str, callee: str, site: CallSite) -> None:
         if self.graph.has_edge(caller, callee):
@@ -278,7 +301,7 @@ class CallGraph:
         for caller, callee, data in sorted(self.graph.edges(data=True)):
             for site in data["sites"]:
                 edges.append({"caller": caller, "callee": callee, "path": site.path, "line": site.line,
-                              "resolution": site.resolution})
+                              "resolution": site.resolution, "receiver": site.receiver})
         return {
             "nodes": self.graph.number_of_nodes(),
             "edges": edges,
