@@ -81,6 +81,17 @@ def release_0271() -> Path:
 
 
 @pytest.fixture(scope="session")
+def catalog_0271(release_0271):
+    """The default-scope scan of vLLM 0.27.1, shared by the integration tests."""
+    from errscan.profiles.vllm import VLLM
+    from errscan.scan import ScanOptions, scan
+    from errscan.scope import Scope
+    from errscan.sources.folder import FolderSource
+
+    return scan(FolderSource(release_0271, VLLM), ScanOptions(repo=VLLM.repo, scope=Scope(VLLM.default_include)))
+
+
+@pytest.fixture(scope="session")
 def analysis_catalog():
     """A scan of tests/fixtures/analysis_pkg: vLLM's shapes (registry, interface, config, engine
     arguments) under shorter module paths, so the profile's plugin package is `vllm.kv`."""

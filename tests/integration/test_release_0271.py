@@ -8,9 +8,7 @@ import pytest
 
 from conftest import reraises, run_cli
 from errscan.profiles.vllm import VLLM
-from errscan.scan import ScanOptions, scan
 from errscan.scope import Scope
-from errscan.sources.folder import FolderSource
 
 pytestmark = pytest.mark.integration
 
@@ -28,9 +26,8 @@ SEEDS = {  # (file name, line, function): template, from ../shared/seeds
 
 
 @pytest.fixture(scope="module")
-def catalog(release_0271):
-    scope = Scope(VLLM.default_include)
-    return scan(FolderSource(release_0271, VLLM), ScanOptions(repo=VLLM.repo, scope=scope))
+def catalog(catalog_0271):
+    return catalog_0271
 
 
 def ast_sites(root: Path, scope: Scope):
