@@ -177,16 +177,18 @@ class CallGraph:
         elif all(targets is None for targets, _ in resolved):
             self.unresolved[call.callee.split(".")[0]] += 1
             return
-        receiver = self.receiver_kind(module, call.caller, call.callee, bool(call.aliases))
+        receiver = None
         for targets, when in resolved:
             for callee, how in targets or ():
+                receiver = receiver or self.receiver_kind(module, call.caller, call.callee, bool(call.aliases), callee, how)
                 site = CallSite(self.paths[module.module], call.line, when + call.condition, how, receiver)
                 self.add_edge(caller, callee, site)
 
-    def receiver_kind(self, module: ModuleFacts, scope: str, callee: str, aliased: bool) -> str:
+    def receiver_kind(self, module: ModuleFacts, scope: str, callee: str, aliased: bool, target: str, how: str) -> str:
         """What a call is made on, as written: `super`, `self`, `cls` (`self.m()`), `attribute`
         (`self.x.m()`), `local` (a local bound to a known value), `result` (`f().m()`),
-        `parameter`, `class` (`Class.m()`, `Class()`), `module` (`mod.f()`) or `function` (`f()`)."""
+        `parameter`, `class` (`Class.m()`, `Class()`), `module` (`mod.f()`) or `function` (`f()`);
+        `target` is a function the call resolved to, and `how`, how."""
         head, _, rest = callee.partition(".")
         if head == "super()":
             return "super"
@@ -199,8 +201,7 @@ class CallGraph:
         fact = self.functions.get(function_node(module.module, scope), (None, None))[0]
         if fact is not None and head in dict(fact.params):
             return "parameter"
-        owner = self.qualify(module, scope, callee if not rest else callee.rsplit(".", 1)[0])
-        if owner in self.index.classes:
+        if how == "constructor" or target.rpartition(".")[0] in self.index.classes:
             return "class"
         return "module" if rest else "function"
 
