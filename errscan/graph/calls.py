@@ -34,6 +34,22 @@ class CallSite:
     receiver: str  # what the call is made on, as written: see `receiver_kind`
 
 
+# Classes whose `start()` runs the subclass's `run()` in a new thread or process.
+THREAD_CLASSES = frozenset({"threading.Thread", "multiprocessing.Process", "multiprocessing.context.Process"})
+_PROPERTY_DECORATORS = frozenset({"property", "cached_property", "abstractproperty"})
+
+
+def is_property(fact: FunctionFact) -> bool:
+    """`@property`, `@functools.cached_property`, `@abc.abstractproperty`: reading it calls it."""
+    return any(d.rsplit(".", 1)[-1] in _PROPERTY_DECORATORS for d in fact.decorators)
+
+
+def _is_accessor(fact: FunctionFact) -> bool:
+    """`@name.setter` / `@name.deleter`: defined under the getter's name, called on writes."""
+    name = fact.qualname.rsplit(".", 1)[-1]
+    return any(d in (f"{name}.setter", f"{name}.deleter") for d in fact.decorators)
+
+
 def function_node(module: str, scope: str) -> str:
     return f"{module}.{scope}" if scope else f"{module}.{MODULE_CODE}"
 
@@ -43,9 +59,12 @@ class CallGraph:
         self.index = index
         self.paths = paths  # module -> repo-relative path
         self.graph = nx.DiGraph()
-        self.functions: dict[str, tuple[FunctionFact, ModuleFacts]] = {
-            f.qualname: (f, m) for m in index.modules.values() for f in m.functions
-        }
+        self.functions: dict[str, tuple[FunctionFact, ModuleFacts]] = {}
+        for module in index.modules.values():
+            for fact in module.functions:
+                # A property's setter has the getter's name; the getter is what a read calls.
+                if fact.qualname not in self.functions or not _is_accessor(fact):
+                    self.functions[fact.qualname] = (fact, module)
         self.methods: dict[str, dict[str, str]] = defaultdict(dict)
         for qualname, (fact, _) in self.functions.items():
             if fact.class_qualname:
@@ -234,6 +253,8 @@ class CallGraph:
             klass = self._instance_class(module, scope, fact.params[0][0]) if fact and fact.params else None
             method = callee.split(".", 1)[1]
             found = self.lookup_method(klass, method, after=klass) if klass else None
+            if found is None and klass and method == "start":
+                return self._thread_run(klass)
             return [(found, "super")] if found else None
         if head.endswith("()") and rest:
             made = self.qualify(module, scope, head[:-2])
@@ -259,23 +280,48 @@ class CallGraph:
         return self._on_name(target, how) if target else None
 
     def _on_instance(self, klass: str, rest: str, how: str) -> list[tuple[str, str]] | None:
-        """`self.m`, `self.a.b.m`: through the attributes' known types to the method."""
+        """`self.m`, `self.a.b.m`: through the attributes' known types to the method. An attribute
+        that is a property calls its getter, and has the type the getter's return annotation names."""
         if not rest:
             return self._construct(klass) if how == "cls" else None
         *attributes, method = rest.split(".")
+        getters: list[tuple[str, str]] = []
         for attribute in attributes:
             typed = next((self.attribute_types[o][attribute] for o in self.mro(klass)
                           if attribute in self.attribute_types.get(o, {})), None)
+            how = "attribute"
             if typed is None:
-                return None
-            klass, how = typed, "attribute"
-        return self._method_with_overrides(klass, method, how)
+                found = self.getters(klass, attribute)
+                getters += [(g, "property") for g in found]
+                typed = self.returned_class(found[0]) if found else None
+                how = "return-type"
+            if typed is None:
+                return getters or None
+            klass = typed
+        return getters + (self._method_with_overrides(klass, method, how) or []) or None
+
+    def getters(self, klass: str, attribute: str) -> list[str]:
+        """The property getters reading `attribute` of a `klass` runs: the class's own, and the
+        overrides in its subclasses; none when the attribute is not a property of the class."""
+        found, overrides = self.dispatch(klass, attribute)
+        if found is None or not is_property(self.functions[found][0]):
+            return []
+        return [found, *(o for o in overrides if is_property(self.functions[o][0]))]
 
     def _method_with_overrides(self, klass: str, method: str, how: str) -> list[tuple[str, str]] | None:
         found, overrides = self.dispatch(klass, method)
+        if found is None and not overrides and method == "start":
+            return self._thread_run(klass)
         # When the class itself has no such method, whichever subclass the object is must have it.
         targets = ([(found, how)] if found else []) + [(o, "override") for o in overrides]
         return targets or None
+
+    def _thread_run(self, klass: str) -> list[tuple[str, str]] | None:
+        """`start()` of a `threading.Thread` (or process) subclass runs its `run` in a new thread."""
+        if not THREAD_CLASSES.intersection(self._linear(klass)):
+            return None
+        found, overrides = self.dispatch(klass, "run")
+        return [(t, "thread") for t in ([found] if found else []) + list(overrides)] or None
 
     def _on_name(self, target: str, how: str) -> list[tuple[str, str]] | None:
         if target in self.functions:

@@ -37,3 +37,18 @@ def test_a_typed_attribute_dispatches_to_its_class_and_subclasses():
         "self_dispatch.Mixin.describe": {"override"},
         "self_dispatch.Diamond.describe": {"override"},
     }
+
+
+def test_a_property_read_calls_its_getter_and_has_its_return_type():
+    graph = graph_of("property_chain")
+    assert callees(graph, "property_chain.Writer.flush") == {
+        "property_chain.Writer.worker": {"property"},
+        "property_chain.Wrapper.write": {"attribute"},
+    }
+    assert graph.functions["calls.property_chain.Writer.worker"][0].returns == "Worker"  # the getter, not the setter
+
+
+def test_starting_a_thread_subclass_runs_its_run():
+    graph = graph_of("thread_subclass")
+    assert callees(graph, "thread_subclass.Owner.start_threads") == {"thread_subclass.TransferThread.run": {"thread"}}
+    assert "calls.thread_subclass.SendingThread.handle" in graph.graph["calls.thread_subclass.TransferThread.run"]
