@@ -75,6 +75,9 @@ class CallFact:
     # "call": a call; "reference": a function passed as a value (`Thread(target=self.run)`) or
     # registered by a decorator call (`@app.post("/x")`), which the receiver calls later.
     kind: str = "call"
+    # The call this value (or this call's result) is an argument of, as `callee:position` or
+    # `callee:keyword`: `threading.Thread:target`, `loop.run_in_executor:1`, `asyncio.create_task:0`.
+    passed_to: str | None = None
 
 
 @dataclass(frozen=True)
@@ -233,6 +236,7 @@ class _FactCollector:
         self.frame = _Frame("", frozenset(), frozenset(), {}, {})
         self.class_stack: list[str] = []
         self.loop_depth = 0  # `for` bodies around the statement being read
+        self.arguments: dict[ast.Call, str] = {}  # a call written as another call's argument -> `callee:key`
 
     def qualify_scope(self, scope: str) -> str:
         return f"{self.module}.{scope}" if self.module and scope else (scope or self.module)
@@ -370,7 +374,11 @@ class _FactCollector:
                     stack.append(value)
 
     def call(self, node: ast.Call, terms: Condition) -> None:
-        for argument in [*node.args, *(k.value for k in node.keywords)]:
+        receiving = self.arguments.pop(node, None)
+        callee = _callee_text(node.func)
+        for key, argument in [*enumerate(node.args), *((k.arg, k.value) for k in node.keywords)]:
+            if callee and type(argument) is ast.Call:
+                self.arguments[argument] = f"{callee}:{key}"
             passed = _dotted(argument) if isinstance(argument, (ast.Name, ast.Attribute)) else None
             head = passed.split(".")[0] if passed else None
             # A local's value is data (a function passed on is `self.run`, a module's name or an
@@ -380,13 +388,13 @@ class _FactCollector:
                 self.module_reads.append((head, head in self.frame.bound))
             if passed and (head not in self.frame.bound or aliased or (head in ("self", "cls") and "." in passed)):
                 through = tuple(self.expand(passed, ())) if aliased else ()
-                self.calls.append(CallFact(self.frame.scope, passed, node.lineno, terms, (), through, "reference"))
-        callee = _callee_text(node.func)
+                to = f"{callee}:{key}" if callee else None
+                self.calls.append(CallFact(self.frame.scope, passed, node.lineno, terms, (), through, "reference", to))
         if callee is None:
             return
         literal = tuple(a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in node.args)
         aliases = tuple(self.expand(callee, ())) if callee.split(".")[0] in self.frame.aliases else ()
-        self.calls.append(CallFact(self.frame.scope, callee, node.lineno, terms, literal, aliases))
+        self.calls.append(CallFact(self.frame.scope, callee, node.lineno, terms, literal, aliases, "call", receiving))
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == "append" and isinstance(func.value, ast.Name) and len(node.args) == 1:
             source = unparse(node.args[0])
