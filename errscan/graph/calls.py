@@ -36,6 +36,17 @@ class CallSite:
 
 # Classes whose `start()` runs the subclass's `run()` in a new thread or process.
 THREAD_CLASSES = frozenset({"threading.Thread", "multiprocessing.Process", "multiprocessing.context.Process"})
+# Callables that run a function given to them (or a coroutine made for them) later, elsewhere:
+# (qualified name, or `.method` on an object of a type outside the tree; argument) -> resolution.
+RUNNERS: dict[tuple[str, str], str] = {
+    ("threading.Thread", "target"): "thread", ("threading.Thread", "1"): "thread",
+    ("threading.Timer", "function"): "thread", ("threading.Timer", "1"): "thread",
+    ("multiprocessing.Process", "target"): "process", (".Process", "target"): "process",
+    (".submit", "0"): "executor", (".run_in_executor", "1"): "executor", ("asyncio.to_thread", "0"): "executor",
+    ("asyncio.create_task", "0"): "task", (".create_task", "0"): "task",
+    ("asyncio.ensure_future", "0"): "task", ("asyncio.run_coroutine_threadsafe", "0"): "task",
+}
+_RUNNER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name, _ in RUNNERS)
 _PROPERTY_DECORATORS = frozenset({"property", "cached_property", "abstractproperty"})
 
 
@@ -186,22 +197,37 @@ class CallGraph:
             ]
         else:
             resolved = [(self.resolve(module, call), ())]
+        runner = self._runner(module, call.caller, call.passed_to) if call.passed_to else None
         if call.kind == "reference":
             # A value passed along is only an edge when it names a function of the tree; a class
             # passed along (`isinstance(x, Cls)`, a registry) is not constructed there.
+            runs = runner if runner in ("thread", "process", "executor") else "callback"
             resolved = [
-                ([(t, "callback") for t, how in targets or () if t in self.functions and how != "constructor"], when)
+                ([(t, runs) for t, how in targets or () if t in self.functions and how != "constructor"], when)
                 for targets, when in resolved
             ]
         elif all(targets is None for targets, _ in resolved):
             self.unresolved[call.callee.split(".")[0]] += 1
             return
+        elif runner == "task":  # `asyncio.create_task(self.work())`: the coroutine runs as a task
+            resolved = [([(t, "task") for t, _ in targets or ()], when) for targets, when in resolved]
         receiver = None
         for targets, when in resolved:
             for callee, how in targets or ():
                 receiver = receiver or self.receiver_kind(module, call.caller, call.callee, bool(call.aliases), callee, how)
                 site = CallSite(self.paths[module.module], call.line, when + call.condition, how, receiver)
                 self.add_edge(caller, callee, site)
+
+    def _runner(self, module: ModuleFacts, scope: str, passed_to: str) -> str | None:
+        """The kind of runner (`RUNNERS`) a value or a call's result is handed to, if it is one."""
+        callee, _, key = passed_to.rpartition(":")
+        name = callee.rsplit(".", 1)[-1]
+        if name not in _RUNNER_NAMES:
+            return None
+        found = RUNNERS.get((self.qualify(module, scope, callee) or "", key))
+        if found or "." not in callee or self.resolve_callee(module, scope, callee, None):
+            return found  # a method of the tree that happens to have the name is no runner
+        return RUNNERS.get(("." + name, key))
 
     def receiver_kind(self, module: ModuleFacts, scope: str, callee: str, aliased: bool, target: str, how: str) -> str:
         """What a call is made on, as written: `super`, `self`, `cls` (`self.m()`), `attribute`

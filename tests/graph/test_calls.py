@@ -23,8 +23,8 @@ def test_unknown_receiver_stays_unresolved(analysis_catalog):
     assert analysis_catalog.callgraph["unresolved_calls"] >= 1
 
 
-def test_functions_passed_as_values_are_callbacks(analysis_catalog):
-    assert has_edge(analysis_catalog, "Worker.start", "Worker._drain", "callback")
+def test_functions_passed_as_values_are_edges(analysis_catalog):
+    assert has_edge(analysis_catalog, "Worker.start", "Worker._drain", "executor")  # `pool.submit(callback)`
 
 
 def test_a_class_passed_as_a_value_is_not_constructed(analysis_catalog):

@@ -52,3 +52,16 @@ def test_starting_a_thread_subclass_runs_its_run():
     graph = graph_of("thread_subclass")
     assert callees(graph, "thread_subclass.Owner.start_threads") == {"thread_subclass.TransferThread.run": {"thread"}}
     assert "calls.thread_subclass.SendingThread.handle" in graph.graph["calls.thread_subclass.TransferThread.run"]
+
+
+def test_functions_handed_to_runners_get_their_own_resolution():
+    graph = graph_of("runners")
+    assert callees(graph, "runners.Service.start") == {
+        "runners.Service._serve": {"thread"}, "runners.Service._expire": {"thread"},
+        "runners.Service._flush": {"executor"},
+    }
+    assert callees(graph, "runners.Service.start_async") == {
+        "runners.Service._flush": {"executor"}, "runners.Service._listen": {"task"},
+        "runners.Service._expire": {"callback"}, "runners.Service.register": {"self"},
+    }
+    assert callees(graph, "runners.Queue.use") == {"runners.Queue.submit": {"self"}, "runners.Queue.drain": {"callback"}}
