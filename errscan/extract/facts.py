@@ -60,6 +60,7 @@ class FunctionFact:
     docstring: str | None
     class_qualname: str | None  # the class it is a method of
     returns: str | None = None  # return annotation, dotted, `X | None` stripped to X
+    returns_class: str | None = None  # `-> type[X]`: X, the class (or a subclass of it) returned itself
 
 
 @dataclass(frozen=True)
@@ -418,6 +419,7 @@ class _FactCollector:
                 tuple(d for d in (_dotted(_strip_call(x)) for x in node.decorator_list) if d),
                 ast.get_docstring(node), self.qualify_scope(klass) if klass else None,
                 _dotted(_strip_generic(node.returns)) if node.returns is not None else None,
+                _class_of_type(_strip_generic(node.returns)),
             )
         )
         if any(isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) for d in node.decorator_list):
@@ -769,6 +771,13 @@ def _strip_generic(node: ast.expr | None) -> ast.expr | None:
         except SyntaxError:
             return None
     return node
+
+
+def _class_of_type(node: ast.expr | None) -> str | None:
+    """`type[X]`, `typing.Type[X]`: X, dotted."""
+    if isinstance(node, ast.Subscript) and _dotted(node.value) in ("type", "Type", "typing.Type"):
+        return _dotted(_strip_generic(node.slice))
+    return None
 
 
 def _strip_call(node: ast.expr) -> ast.expr:
