@@ -88,6 +88,12 @@ class CallGraph:
         self._mro: dict[str, list[str]] = {}
         self._linearized: dict[str, list[str]] = {}
         self._dispatch: dict[tuple[str, str], tuple[str | None, tuple[str, ...]]] = {}
+        self._results: dict[tuple[str, str, str], tuple[str, tuple[str, ...]]] = {}  # see `_result_of`
+        self._returned: dict[str, list[tuple[str, ModuleFacts]]] = defaultdict(list)  # function -> returned names
+        for module in index.modules.values():
+            for ret in module.returns:
+                if ret.value is not None:
+                    self._returned[function_node(module.module, ret.scope)].append((ret.value, module))
         self.attribute_types = self._attribute_types()
         self.unresolved: Counter[str] = Counter()
         self.external = 0
@@ -282,10 +288,9 @@ class CallGraph:
             if found is None and klass and method == "start":
                 return self._thread_run(klass)
             return [(found, "super")] if found else None
-        if head.endswith("()") and rest:
-            made = self.qualify(module, scope, head[:-2])
-            klass = made if made in self.index.classes else self.returned_class(made)
-            return self._on_instance(klass, rest, how or "return-type") if klass else None
+        if "()." in callee or callee.endswith("()"):
+            made, _, rest = callee.rpartition("().") if "()." in callee else (callee[:-2], "", "")
+            return self._on_result(module, scope, made, rest, how)
         instance = self._instance_class(module, scope, head) if head in ("self", "cls") else None
         if instance:
             return self._on_instance(instance, rest, how or head)
@@ -300,6 +305,57 @@ class CallGraph:
                     return self._method_with_overrides(klass, rest, how or "annotation")
         how = how or ("import" if head in self.visible(module, scope) else "module")
         return self.resolve_text(module, scope, callee, how)
+
+    def _on_result(self, module: ModuleFacts, scope: str, made: str, rest: str, how: str | None) -> list[tuple[str, str]] | None:
+        """`made().rest`, and `made()()` when `rest` is empty: on what the call `made()` returns,
+        an instance of a known class, or a class itself (`-> type[X]`, `return SomeClass`)."""
+        key = (module.module, scope, made)
+        gives = self._results.get(key)
+        if gives is None:
+            gives = self._results[key] = self._result_of(module, scope, made)
+        kind, classes = gives
+        if kind == "external":
+            self.external += 1  # a method of what an outside function returns
+            return []
+        if kind == "instance":
+            return self._on_instance(classes[0], rest, how or "return-type") if rest else None
+        if kind != "classes" or "." in rest:
+            return None
+        if rest:
+            targets = [t for klass in classes if (t := self.lookup_method(klass, rest))]
+        else:  # the class is called: one of them is constructed
+            targets = [t for klass in classes for t, _ in self._construct(klass)]
+        return [(t, "returned-class") for t in dict.fromkeys(targets)] or None
+
+    def _result_of(self, module: ModuleFacts, scope: str, made: str) -> tuple[str, tuple[str, ...]]:
+        """What the call `made()` gives: `("instance", (C,))`, `("classes", (C1, ...))` (class
+        objects), `("external", ())` (something from outside the tree), or `("", ())`."""
+        qualified = self.qualify(module, scope, made)
+        if qualified in self.index.classes:
+            return "instance", (qualified,)
+        if qualified is not None and qualified.split(".")[0] not in self.index.top_packages:
+            return "external", ()
+        head, dot, _ = made.partition(".")
+        if qualified is None and dot and head not in ("self", "cls") and not head.endswith(")"):
+            fact = self.functions.get(function_node(module.module, scope), (None, None))[0]
+            if fact is None or not dict(fact.params).get(head):
+                return "", ()  # a method of a local value of unknown type
+        found = [t for t, _ in self.resolve_callee(module, scope, made, None) or () if t in self.functions]
+        classes = self.returned_classes(found[0]) if found else []
+        if classes:
+            return "classes", tuple(classes)
+        klass = self.returned_class(found[0]) if found else None
+        return ("instance", (klass,)) if klass else ("", ())
+
+    def returned_classes(self, function: str) -> list[str]:
+        """The classes (class objects, not instances) a function returns: X and its subclasses for
+        `-> type[X]`, else the classes its `return` statements name."""
+        fact, module = self.functions[function]
+        if fact.returns_class:
+            klass = self.qualify(module, fact.scope, fact.returns_class)
+            return [klass, *sorted(self.subclasses.get(klass, ()))] if klass in self.index.classes else []
+        found = (self.qualify(facts, fact.scope, value) for value, facts in self._returned.get(function, ()))
+        return list(dict.fromkeys(k for k in found if k in self.index.classes))
 
     def resolve_text(self, module: ModuleFacts, scope: str, dotted: str, how: str) -> list[tuple[str, str]] | None:
         target = self.qualify(module, scope, dotted)

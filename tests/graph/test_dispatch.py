@@ -65,3 +65,18 @@ def test_functions_handed_to_runners_get_their_own_resolution():
         "runners.Service._expire": {"callback"}, "runners.Service.register": {"self"},
     }
     assert callees(graph, "runners.Queue.use") == {"runners.Queue.submit": {"self"}, "runners.Queue.drain": {"callback"}}
+
+
+def test_a_class_looked_up_at_run_time_is_any_class_the_lookup_may_give():
+    graph = graph_of("class_lookup")
+    assert callees(graph, "class_lookup.cache_layout") == {
+        "class_lookup.Factory.get_connector_class": {"module"},
+        "class_lookup.Connector.required_layout": {"returned-class"},
+        "class_lookup.NixlConnector.required_layout": {"returned-class"},
+    }
+    assert callees(graph, "class_lookup.Factory.create")["class_lookup.Connector.__init__"] == {"returned-class"}
+    assert callees(graph, "class_lookup.layout_of_picked") == {
+        "class_lookup.pick": {"module"},
+        "class_lookup.NixlConnector.required_layout": {"returned-class"},
+        "class_lookup.Connector.required_layout": {"returned-class"},  # PlainConnector inherits it
+    }
