@@ -196,10 +196,12 @@ class CallGraph:
     def _add_call(self, module: ModuleFacts, call: CallFact) -> None:
         caller = function_node(module.module, call.caller)
         if call.aliases:
+            # A local passed along that holds what a call returned (`f()`) is a value, not code.
+            value = call.kind == "reference"
             resolved = [
                 (self.resolve_callee(module, call.caller, text, "alias"), when)
                 for text, when in call.aliases
-                if text is not None
+                if text is not None and not (value and text.endswith("()"))
             ]
         else:
             resolved = [(self.resolve(module, call), ())]

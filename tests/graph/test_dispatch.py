@@ -80,3 +80,4 @@ def test_a_class_looked_up_at_run_time_is_any_class_the_lookup_may_give():
         "class_lookup.NixlConnector.required_layout": {"returned-class"},
         "class_lookup.Connector.required_layout": {"returned-class"},  # PlainConnector inherits it
     }
+    assert callees(graph, "class_lookup.hand_over") == {"class_lookup.make_backend": {"module"}}
