@@ -41,7 +41,7 @@ class Hierarchy:
             for node in _top_level(tree.body):
                 self._read_top(module, package, node)
             self._read_scope(module, tree.body, module, None)
-        self.parents = {c: {p for p in (self.resolve(m, b) for b in bases) if p} for c, (m, bases) in self.written.items()}
+        self.parents = {c: {p for p in (self.resolve(m, b, c) for b in bases) if p} for c, (m, bases) in self.written.items()}
         self.children: dict[str, set[str]] = defaultdict(set)
         for klass, parents in self.parents.items():
             for parent in parents:
@@ -75,17 +75,19 @@ class Hierarchy:
                 self.function_class[name] = klass
                 self._read_scope(module, node.body, f"{name}.<locals>", klass)
 
-    def resolve(self, module: str, node: ast.expr, hops: int = 0) -> str | None:
+    def resolve(self, module: str, node: ast.expr, defining: str = "", hops: int = 0) -> str | None:
+        """The class a name written in `module` stands for; `class X(X)` names an imported X (the
+        class being defined is not bound yet)."""
         dotted = _dotted(node)
         if dotted is None or hops > 20:
             return None
         head, _, rest = dotted.partition(".")
-        if f"{module}.{dotted}" in self.classes:
+        if f"{module}.{dotted}" in self.classes and f"{module}.{dotted}" != defining:
             return f"{module}.{dotted}"
         if head in self.modules.get(module, {}):
             return self._resolve_qualified(self.modules[module][head] + ("." + rest if rest else ""), hops + 1)
         value = self.values.get(module, {}).get(head)
-        return self.resolve(module, value, hops + 1) if value is not None and not rest else None
+        return self.resolve(module, value, "", hops + 1) if value is not None and not rest else None
 
     def _resolve_qualified(self, qualified: str, hops: int) -> str | None:
         if qualified in self.classes:
@@ -94,7 +96,7 @@ class Hierarchy:
         for cut in range(len(parts) - 1, 0, -1):
             module = ".".join(parts[:cut])
             if module in self.modules:
-                return self.resolve(module, ast.parse(".".join(parts[cut:]), mode="eval").body, hops + 1)
+                return self.resolve(module, ast.parse(".".join(parts[cut:]), mode="eval").body, "", hops + 1)
         return None
 
     @lru_cache(maxsize=None)
