@@ -74,7 +74,8 @@ class CallFact:
     # was made (None where a binding is not a plain name, such as a call's result).
     aliases: tuple[tuple[str | None, Condition], ...] = ()
     # "call": a call; "reference": a function passed as a value (`Thread(target=self.run)`) or
-    # registered by a decorator call (`@app.post("/x")`), which the receiver calls later.
+    # registered by a decorator call (`@app.post("/x")`), which the receiver calls later; "read":
+    # `self.a.b` read, which calls a property's getter.
     kind: str = "call"
     # The call this value (or this call's result) is an argument of, as `callee:position` or
     # `callee:keyword`: `threading.Thread:target`, `loop.run_in_executor:1`, `asyncio.create_task:0`.
@@ -238,6 +239,7 @@ class _FactCollector:
         self.class_stack: list[str] = []
         self.loop_depth = 0  # `for` bodies around the statement being read
         self.arguments: dict[ast.Call, str] = {}  # a call written as another call's argument -> `callee:key`
+        self.reads_seen: set[tuple[str, str, Condition]] = set()
 
     def qualify_scope(self, scope: str) -> str:
         return f"{self.module}.{scope}" if self.module and scope else (scope or self.module)
@@ -364,6 +366,15 @@ class _FactCollector:
                 continue
             if kind is ast.Call:
                 self.call(node, terms)
+                if type(node.func) is ast.Attribute and _self_attribute(node.func):
+                    stack.extend(node.args)  # the call's own fact covers `self.a.f` itself
+                    stack.extend(node.keywords)
+                    continue
+            elif kind is ast.Attribute and type(node.ctx) is ast.Load:
+                read = _self_attribute(node)
+                if read:
+                    self.read(read, node.lineno, terms)
+                    continue
             fields = _CHILD_FIELDS.get(kind)
             if fields is None:
                 fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _SCALAR_FIELDS)
@@ -373,6 +384,14 @@ class _FactCollector:
                     stack.extend(value)
                 else:
                     stack.append(value)
+
+    def read(self, text: str, line: int, terms: Condition) -> None:
+        """`self.a.b` read (not called): a property on the way calls its getter. Once per
+        function, text and condition."""
+        key = (self.frame.scope, text, terms)
+        if key not in self.reads_seen:
+            self.reads_seen.add(key)
+            self.calls.append(CallFact(self.frame.scope, text, line, terms, (), (), "read"))
 
     def call(self, node: ast.Call, terms: Condition) -> None:
         receiving = self.arguments.pop(node, None)
@@ -740,6 +759,17 @@ def _callee_text(func: ast.expr) -> str | None:
             return f"super().{func.attr}"
         return f"{inner}().{func.attr}" if inner else None
     return _dotted(func)
+
+
+def _self_attribute(node: ast.Attribute) -> str | None:
+    """`self.a.b` (or `cls.a.b`) as text: plain attributes of `self`/`cls`; None for anything else."""
+    names = []
+    while type(node) is ast.Attribute:
+        names.append(node.attr)
+        node = node.value
+    if type(node) is ast.Name and node.id in ("self", "cls"):
+        return ".".join([node.id, *reversed(names)])
+    return None
 
 
 def _dotted(node: ast.expr | None) -> str | None:
