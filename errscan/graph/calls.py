@@ -95,6 +95,7 @@ class CallGraph:
                 if ret.value is not None:
                     self._returned[function_node(module.module, ret.scope)].append((ret.value, module))
         self.attribute_types = self._attribute_types()
+        self._property_names = frozenset(q.rsplit(".", 1)[1] for q, (f, _) in self.functions.items() if is_property(f))
         self.unresolved: Counter[str] = Counter()
         self.external = 0
         for module in index.modules.values():
@@ -194,6 +195,9 @@ class CallGraph:
         return self.index.canonical(found) if found else None
 
     def _add_call(self, module: ModuleFacts, call: CallFact) -> None:
+        if call.kind == "read":
+            self._add_read(module, call)
+            return
         caller = function_node(module.module, call.caller)
         if call.aliases:
             # A local passed along that holds what a call returned (`f()`) is a value, not code.
@@ -364,12 +368,21 @@ class CallGraph:
         return self._on_name(target, how) if target else None
 
     def _on_instance(self, klass: str, rest: str, how: str) -> list[tuple[str, str]] | None:
-        """`self.m`, `self.a.b.m`: through the attributes' known types to the method. An attribute
-        that is a property calls its getter, and has the type the getter's return annotation names."""
+        """`self.m`, `self.a.b.m`: through the attributes' known types to the method."""
         if not rest:
             return self._construct(klass) if how == "cls" else None
         *attributes, method = rest.split(".")
+        reached, typed, getters = self._through(klass, attributes)
+        if reached is None:
+            return getters or None
+        return getters + (self._method_with_overrides(reached, method, typed or how) or []) or None
+
+    def _through(self, klass: str, attributes: list[str]) -> tuple[str | None, str, list[tuple[str, str]]]:
+        """`.a.b` read on an object of `klass`: the class reached (None when not known), how the last
+        type was known (`attribute`, `return-type`, "" for none read), and the property getters
+        run on the way (a property's type is what its getter's return annotation names)."""
         getters: list[tuple[str, str]] = []
+        how = ""
         for attribute in attributes:
             typed = next((self.attribute_types[o][attribute] for o in self.mro(klass)
                           if attribute in self.attribute_types.get(o, {})), None)
@@ -380,9 +393,21 @@ class CallGraph:
                 typed = self.returned_class(found[0]) if found else None
                 how = "return-type"
             if typed is None:
-                return getters or None
+                return None, how, getters
             klass = typed
-        return getters + (self._method_with_overrides(klass, method, how) or []) or None
+        return klass, how, getters
+
+    def _add_read(self, module: ModuleFacts, call: CallFact) -> None:
+        """`self.a.b` read: an edge to each property getter it runs."""
+        head, _, rest = call.callee.partition(".")
+        if self._property_names.isdisjoint(rest.split(".")):
+            return
+        klass = self._instance_class(module, call.caller, head)
+        getters = self._through(klass, rest.split("."))[2] if klass else []
+        receiver = head if "." not in rest else "attribute"
+        for getter, how in getters:
+            site = CallSite(self.paths[module.module], call.line, call.condition, how, receiver)
+            self.add_edge(function_node(module.module, call.caller), getter, site)
 
     def getters(self, klass: str, attribute: str) -> list[str]:
         """The property getters reading `attribute` of a `klass` runs: the class's own, and the

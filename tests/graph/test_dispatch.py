@@ -81,3 +81,9 @@ def test_a_class_looked_up_at_run_time_is_any_class_the_lookup_may_give():
         "class_lookup.Connector.required_layout": {"returned-class"},  # PlainConnector inherits it
     }
     assert callees(graph, "class_lookup.hand_over") == {"class_lookup.make_backend": {"module"}}
+
+
+def test_a_plain_read_of_a_property_calls_its_getter():
+    graph = graph_of("property_chain")
+    assert callees(graph, "property_chain.Writer.describe") == {"property_chain.Writer.worker": {"property"}}
+    assert not callees(graph, "property_chain.Worker.__init__")  # `self.wrapper` is no property
