@@ -9,6 +9,7 @@ call, return, `append` and raise/assert statement carries its path condition wit
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -118,6 +119,16 @@ class AttributeRead:
     source: str  # the value's code
 
 
+@dataclass(frozen=True)
+class AttributeDefault:
+    """`self.x = ...` in a method under a test of `self.x` itself (`if self.x is None: self.x =
+    str(uuid4())`): the code gives the attribute a value of its own when it has none."""
+
+    scope: str  # module-relative scope of the method
+    attribute: str
+    test: str  # the term that tests it, as written: "self.engine_id is None"
+
+
 SITE_KINDS = frozenset({"raise", "assert"})  # the statement kinds that are catalogued
 
 
@@ -147,6 +158,7 @@ class ModuleFacts:
     appends: tuple[AppendFact, ...] = ()
     attribute_types: tuple[AttributeType, ...] = ()
     attribute_reads: tuple[AttributeRead, ...] = ()
+    attribute_defaults: tuple[AttributeDefault, ...] = ()
     module_values: dict[str, str] | None = None  # module-level `X = call()` / `X = Y`: X -> source
 
     def lookup(self, scope: str) -> dict[str, str]:
@@ -200,7 +212,7 @@ class BodyMemo:
 
 
 _MOVED_LISTS = ("functions", "classes", "calls", "returns", "appends", "statements")
-_KEPT_LISTS = ("attribute_types", "attribute_reads")  # no line in them: taken as they are
+_KEPT_LISTS = ("attribute_types", "attribute_reads", "attribute_defaults")  # no line in them: taken as they are
 
 
 @dataclass
@@ -233,6 +245,7 @@ class _FactCollector:
         self.appends: list[AppendFact] = []
         self.attribute_types: list[AttributeType] = []
         self.attribute_reads: list[AttributeRead] = []
+        self.attribute_defaults: list[AttributeDefault] = []
         self.statements: list[StatementPosition] = []
         self.module_values: dict[str, str] = {}
         self.frame = _Frame("", frozenset(), frozenset(), {}, {})
@@ -326,7 +339,18 @@ class _FactCollector:
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             self.assignment(stmt)
             self.alias(stmt, terms)
+            if terms and self.class_stack:
+                self.default(stmt, terms)
         self.expressions([stmt], terms)
+
+    def default(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition) -> None:
+        """`self.x = ...` under a test of `self.x`: an `AttributeDefault`."""
+        for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                mention = re.compile(rf"\bself\.{target.attr}\b")
+                test = next((t.raw for t in terms if mention.search(t.raw)), None)
+                if test is not None:
+                    self.attribute_defaults.append(AttributeDefault(self.frame.scope, target.attr, test))
 
     def alias(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition) -> None:
         """`cls = module.Impl`: remember what a later `cls(...)` may call, and when."""
@@ -901,5 +925,6 @@ def _collect(
         appends=tuple(collector.appends),
         attribute_types=tuple(collector.attribute_types),
         attribute_reads=tuple(collector.attribute_reads),
+        attribute_defaults=tuple(collector.attribute_defaults),
         module_values=collector.module_values,
     )
