@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from errscan.extract.conditions import Condition, either
-from errscan.extract.facts import ModuleFacts
+from errscan.extract.facts import FunctionFact, ModuleFacts
 from errscan.graph.calls import CallGraph, function_node
 from errscan.profiles import Profile, Registry
 
@@ -115,15 +115,20 @@ def find_entries(graph: CallGraph, profile: Profile, plugins: list[Plugin]) -> d
         if qualname.startswith(profile.plugin_package + ".") and _called_from_core(graph, profile, qualname):
             add(qualname, "core-call", None)
     for qualname, (fact, module) in sorted(graph.functions.items()):
-        if not fact.class_qualname or not module.module.startswith(profile.config_package):
-            continue
-        name = qualname.rsplit(".", 1)[1]
-        if name == "__post_init__" or any(d.endswith("validator") for d in fact.decorators):
+        if module.module.startswith(profile.config_package) and validates(fact):
             add(qualname, "config-validation", None)
     for module in graph.index.modules.values():
         if _has_main_guard(module):
             add(function_node(module.module, ""), "main", None)
     return entries
+
+
+def validates(fact: FunctionFact) -> bool:
+    """A method that checks (and completes) an object once it is built: a dataclass's
+    `__post_init__`, or a `*validator`-decorated method (pydantic's `model_validator`...)."""
+    if not fact.class_qualname:
+        return False
+    return fact.qualname.endswith(".__post_init__") or any(d.endswith("validator") for d in fact.decorators)
 
 
 def _interface_bases(graph: CallGraph, profile: Profile, klass: str) -> list[str]:

@@ -13,8 +13,10 @@ import ast
 import re
 from dataclasses import dataclass
 
+from errscan.analysis.entries import validates
 from errscan.extract.conditions import parse_expression
-from errscan.graph.calls import CallGraph
+from errscan.extract.facts import ClassFact
+from errscan.graph.calls import CallGraph, function_node
 from errscan.model import Knob
 from errscan.profiles import Profile
 
@@ -34,6 +36,9 @@ class KnobCatalog:
     flags: dict[str, str]  # `--flag` -> "Class.field" it sets ("" when not a config field)
     env_modules: tuple[str, ...]
     extra_config_attribute: str
+    # "Class.field" of config fields the class's own validation fills when they are left unset
+    # (`if self.engine_id is None: self.engine_id = ...`): a `None` test of one decides nothing.
+    filled: frozenset[str] = frozenset()
 
     @classmethod
     def build(cls, graph: CallGraph, profile: Profile) -> "KnobCatalog":
@@ -53,7 +58,7 @@ class KnobCatalog:
             for field in fact.fields:
                 sets = field.default if field.default and field.default.split(".")[0] in fields else ""
                 flags.setdefault(flag_name(field.name), sets)
-        return cls(attributes, fields, flags, profile.env_modules, profile.extra_config_attribute)
+        return cls(attributes, fields, flags, profile.env_modules, profile.extra_config_attribute, _filled(graph, config))
 
     def flag_for(self, config_class: str, field: str) -> str | None:
         wanted = f"{config_class}.{field}"
@@ -64,15 +69,46 @@ class KnobCatalog:
         return candidate if candidate in self.flags and not self.flags[candidate] else None
 
 
+def _filled(graph: CallGraph, config: dict[str, ClassFact]) -> frozenset[str]:
+    """Config fields that a config class's validation sets when they are unset: `self.f = ...`
+    under `self.f is None` (or `not self.f`) in its `__post_init__` or a validator."""
+    found = set()
+    for module in graph.index.modules.values():
+        for default in module.attribute_defaults:
+            fact = graph.functions.get(function_node(module.module, default.scope), (None, None))[0]
+            if fact is None or fact.class_qualname not in config or not validates(fact):
+                continue
+            if _tests_unset(parse_expression(default.test), f"self.{default.attribute}"):
+                found.add(f"{fact.class_qualname.rsplit('.', 1)[1]}.{default.attribute}")
+    return frozenset(found)
+
+
+def _tests_unset(test: ast.expr | None, attribute: str) -> bool:
+    """`x is None`, `x == None`, `not x` for the dotted `attribute` x."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return ast.unparse(test.operand) == attribute
+    return isinstance(test, ast.Compare) and _none_test(test) and ast.unparse(test.left) == attribute
+
+
+def _none_test(node: ast.Compare) -> bool:
+    """`x is None`, `x is not None`, `x == None`, `x != None`."""
+    other = node.comparators[0]
+    return (len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))
+            and isinstance(other, ast.Constant) and other.value is None)
+
+
 def knobs_in(expression: str, catalog: KnobCatalog, profile: Profile) -> list[Knob]:
     """Knobs read by one expression (Python syntax; pseudo-terms are skipped)."""
     tree = parse_expression(expression)
     if tree is None:
         return []
     found: list[Knob] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute):
-            found.extend(_config_knobs(node, catalog))
+    none_tested: set[int] = set()  # the compared sides of `x is None`-like tests
+    for node in ast.walk(tree):  # breadth-first: a comparison before its operands
+        if isinstance(node, ast.Compare) and _none_test(node):
+            none_tested.add(id(node.left))
+        elif isinstance(node, ast.Attribute):
+            found.extend(_config_knobs(node, catalog, id(node) in none_tested))
             found.extend(_env_attribute(node, catalog))
         elif isinstance(node, ast.Call):
             found.extend(_call_knobs(node, profile))
@@ -91,7 +127,7 @@ def _chain(node: ast.expr) -> list[str]:
     return names[::-1]
 
 
-def _config_knobs(node: ast.Attribute, catalog: KnobCatalog) -> list[Knob]:
+def _config_knobs(node: ast.Attribute, catalog: KnobCatalog, none_tested: bool) -> list[Knob]:
     names = _chain(node)
     if len(names) < 2:
         return []
@@ -99,6 +135,8 @@ def _config_knobs(node: ast.Attribute, catalog: KnobCatalog) -> list[Knob]:
     config_class = catalog.config_attributes.get(owner)
     if config_class is None or field not in catalog.config_fields.get(config_class, ()):
         return []
+    if none_tested and f"{config_class}.{field}" in catalog.filled:
+        return []  # never None once validated: the test always comes out the same
     if field == catalog.extra_config_attribute:  # its keys are the knobs, found on their own
         return []
     knobs = [Knob("config_field", f"{config_class}.{field}", ".".join(names))]

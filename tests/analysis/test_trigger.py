@@ -81,3 +81,10 @@ def test_guards_of_earlier_errors_stay_in_the_condition_but_decide_nothing(analy
 
 def test_a_guard_on_self_attribute_names_the_setting_the_constructor_read(by_function):
     assert ("extra_config", "strict_layout") in knobs(by_function["StrictConnector.check"])
+
+
+def test_a_config_field_its_validation_fills_is_no_knob_for_a_none_test(by_function):
+    found = knobs(by_function["StrictConnector.identify"])
+    assert ("config_field", "KVTransferConfig.kv_role") in found
+    assert ("config_field", "KVTransferConfig.engine_id") not in found
+
