@@ -5,6 +5,7 @@
   an engine-arguments dataclass has the field, its flag `--x`;
 - `<getter>("k", default)` or `<extra>["k"]` / `<extra>.get("k", d)` -> the extra-config key `k`;
 - an attribute of an environment module (`envs.VLLM_X`) or `os.environ`/`os.getenv` -> `VLLM_X`.
+A config field that its class's own validation fills when unset is no knob for a `None` test.
 """
 
 from __future__ import annotations
