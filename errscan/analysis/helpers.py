@@ -4,7 +4,8 @@ the environment variable that function's helper reads.
 What a function returns depends on its `return` values and on the conditions under which each
 `return` is reached; so the settings read there are the function's, and, up to `MAX_DEPTH` calls
 down, those of the functions called in them (on a `return` line, or in such a condition). What a
-function does besides (logging, other work) decides nothing about its result and is not read.
+function does besides (logging, other work) decides nothing about its result and is not read, nor
+is a setting it only passes on to another call (`make(cfg.x)`): errscan does not follow arguments.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ class HelperSettings:
         deeper: list[Knob] = []
         for ret in returns:
             for source in [t.deep for t in ret.condition if not t.pseudo] + ([ret.value] if ret.value else []):
-                own.extend(knobs_in(source, self.catalog, self.profile))
+                own.extend(knobs_in(source, self.catalog, self.profile, arguments=False))
                 deeper.extend(self.called_in(source, module, fact.scope, depth + 1))
             for call in calls.get(ret.line, ()):  # what the returned expression is computed from
                 if call.literal_args and call.literal_args[0] is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import deque
 from dataclasses import dataclass
 
 from errscan.analysis.entries import validates
@@ -98,14 +99,18 @@ def _none_test(node: ast.Compare) -> bool:
             and isinstance(other, ast.Constant) and other.value is None)
 
 
-def knobs_in(expression: str, catalog: KnobCatalog, profile: Profile) -> list[Knob]:
-    """Knobs read by one expression (Python syntax; pseudo-terms are skipped)."""
+def knobs_in(expression: str, catalog: KnobCatalog, profile: Profile, arguments: bool = True) -> list[Knob]:
+    """Knobs read by one expression (Python syntax; pseudo-terms are skipped). With `arguments`
+    false, what is only passed to a call (`f(cfg.x)`) is not read: whether it decides anything is
+    the callee's business."""
     tree = parse_expression(expression)
     if tree is None:
         return []
     found: list[Knob] = []
     none_tested: set[int] = set()  # the compared sides of `x is None`-like tests
-    for node in ast.walk(tree):  # breadth-first: a comparison before its operands
+    queue = deque([tree])
+    while queue:  # breadth-first: a comparison before its operands
+        node = queue.popleft()
         if isinstance(node, ast.Compare) and _none_test(node):
             none_tested.add(id(node.left))
         elif isinstance(node, ast.Attribute):
@@ -113,8 +118,12 @@ def knobs_in(expression: str, catalog: KnobCatalog, profile: Profile) -> list[Kn
             found.extend(_env_attribute(node, catalog))
         elif isinstance(node, ast.Call):
             found.extend(_call_knobs(node, profile))
+            if not arguments:
+                queue.append(node.func)
+                continue
         elif isinstance(node, ast.Subscript):
             found.extend(_subscript_knobs(node, profile))
+        queue.extend(ast.iter_child_nodes(node))
     return found
 
 

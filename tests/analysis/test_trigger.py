@@ -91,6 +91,9 @@ def test_a_config_field_its_validation_fills_is_no_knob_for_a_none_test(by_funct
 
 def test_settings_read_in_helper_functions_the_condition_calls(by_function):
     assert ("env", "VLLM_CONV_LAYOUT") in knobs(by_function["StrictConnector.transfer_mamba"])
+    found = knobs(by_function["StrictConnector.check_children"])
+    assert ("extra_config", "connectors") in found
+    assert ("config_field", "KVTransferConfig.engine_id") not in found  # only passed on
 
 
 def test_a_guard_on_self_attribute_set_from_a_helper_names_the_helpers_setting(by_function):
