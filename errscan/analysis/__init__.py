@@ -16,7 +16,7 @@ from functools import lru_cache
 import libcst as cst
 
 from errscan.analysis.chains import Reach, conjoin, reach
-from errscan.analysis.entries import Entry, find_entries, find_plugins
+from errscan.analysis.entries import Entry, find_entries, find_plugins, plugin_lookups
 from errscan.analysis.helpers import HelperSettings
 from errscan.analysis.knobs import KnobCatalog, flags_in_message, knobs_in
 from errscan.analysis.plain import plain_words
@@ -43,6 +43,7 @@ def analyze(
 ) -> tuple[list[ErrorSite], AnalysisStats]:
     plugins = find_plugins(graph, profile)
     entries = find_entries(graph, profile, plugins)
+    lookups = plugin_lookups(graph, profile)
     catalog = KnobCatalog.build(graph, profile)
     helpers = HelperSettings(graph, catalog, profile)
     reads = _attribute_reads(graph)
@@ -51,7 +52,7 @@ def analyze(
     for error, raw, module in sites:
         node = function_node(module.module, "" if raw.function == "<module>" else raw.function)
         if node not in per_function:
-            per_function[node] = (reach(graph, node, entries), _class_reads(graph, node, reads))
+            per_function[node] = (reach(graph, node, entries, lookups), _class_reads(graph, node, reads))
         found, settings = per_function[node]
         trigger = _trigger(error, raw, module, found, helpers, len({p.name for p in plugins}), settings)
         analyzed.append(dataclasses.replace(error, trigger=trigger))

@@ -10,7 +10,7 @@ pair with the fewest conditions.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from errscan.analysis.entries import Entry
 from errscan.extract.conditions import Condition
@@ -48,56 +48,96 @@ def conjoin(*conditions: Condition) -> Condition:
     return tuple(terms)
 
 
-def reach(graph: CallGraph, target: str, entries: dict[str, Entry]) -> Reach:
-    """Every entry that reaches `target` within MAX_DEPTH calls, and the chains worth showing."""
-    toward, found = _search(graph, target, entries, avoid=None, first_only=False)
-    per_entry = [_chain(graph, entries[start], toward, ()) for start in found]
+def reach(graph: CallGraph, target: str, entries: dict[str, Entry], lookups: frozenset[tuple[str, str]] = frozenset()) -> Reach:
+    """Every entry that reaches `target` within MAX_DEPTH calls, and the chains worth showing.
+
+    `lookups` are the edges that call a method on the plugin class looked up at run time for the
+    configured plugin name: through one, an entry of plugin P reaches only the method P's class
+    resolves to (`get_kv_connector_cache_layout` -> `NixlConnector.get_required_kvcache_layout`
+    for Nixl's entry points, not every connector's)."""
+    search = _Search(graph, entries, lookups)
+    toward, found = search.run(target, avoid=None, first_only=False)
+    nearest: dict[str, tuple[State, Entry]] = {}
+    for state, entry in found:
+        nearest.setdefault(entry.node, (state, entry))
+    per_entry = [_chain(graph, entry, toward, state, ()) for state, entry in nearest.values()]
     per_way = []
     if target in graph.graph:
         for caller in sorted(graph.graph.predecessors(target)):
             if caller == target:
                 continue
-            near, first = _search(graph, caller, entries, avoid=target, first_only=True)
+            required = target if (caller, target) in lookups else None
+            near, first = search.run(caller, avoid=target, first_only=True, required=required)
             for site in sorted(graph.graph[caller][target]["sites"], key=lambda s: (s.line, s.resolution)):
-                per_way += [_chain(graph, entries[start], near, (target, site)) for start in first]
+                per_way += [_chain(graph, entry, near, state, (target, site)) for state, entry in first]
     chosen: dict[tuple, FoundChain] = {}
     for chain in [*sorted(per_way, key=_length), *per_entry]:
         key = (chain.nodes, tuple((s.path, s.line) for s in chain.sites))
         if len(chosen) < MAX_CHAINS:
             chosen.setdefault(key, chain)
-    return Reach(tuple(sorted(chosen.values(), key=_length)), tuple(entries[n] for n in found))
+    reached: dict[str, Entry] = {}
+    for _, entry in found:  # one entry may count for some plugins on one way, others on another
+        known = reached.get(entry.node)
+        plugins = (known.plugins if known else ()) + tuple(p for p in entry.plugins if not known or p not in known.plugins)
+        reached[entry.node] = replace(entry, plugins=plugins)
+    return Reach(tuple(sorted(chosen.values(), key=_length)), tuple(reached.values()))
 
 
-def _search(
-    graph: CallGraph, start: str, entries: dict[str, Entry], avoid: str | None, first_only: bool
-) -> tuple[dict[str, str | None], list[str]]:
-    """Backward breadth-first search from `start` (never through `avoid`): for each node reached,
-    the next node toward `start`; and the entries reached, nearest first, ties by name (only the
-    nearest when `first_only`)."""
-    toward: dict[str, str | None] = {start: None}
-    queue = deque([(start, 0)])
-    found: list[str] = []
-    while queue:
-        node, depth = queue.popleft()
-        if node in entries:
-            found.append(node)
-            if first_only:
-                break
-        if depth >= MAX_DEPTH or node not in graph.graph:
-            continue
-        for caller in sorted(graph.graph.predecessors(node)):
-            if caller not in toward and caller != avoid:
-                toward[caller] = node
-                queue.append((caller, depth + 1))
-    return toward, found
+State = tuple[str, "str | None"]  # a node, and the method a looked-up plugin class must resolve to
 
 
-def _chain(graph: CallGraph, entry: Entry, toward: dict[str, str | None], last: tuple) -> FoundChain:
-    """The chain from `entry` along `toward`, then through `last` (the raising function and the
-    call site into it) when given."""
-    nodes = [entry.node]
-    while toward[nodes[-1]] is not None:
-        nodes.append(toward[nodes[-1]])
+class _Search:
+    def __init__(self, graph: CallGraph, entries: dict[str, Entry], lookups: frozenset[tuple[str, str]]):
+        self.graph = graph
+        self.entries = entries
+        self.lookups = lookups
+
+    def run(
+        self, start: str, avoid: str | None, first_only: bool, required: str | None = None
+    ) -> tuple[dict[State, State | None], list[tuple[State, Entry]]]:
+        """Backward breadth-first search from `start` (never through `avoid`): for each state
+        reached, the next one toward `start`; and the entries reached, nearest first, ties by
+        name (only the nearest when `first_only`), each with the plugins it holds on that way."""
+        first: State = (start, required)
+        toward: dict[State, State | None] = {first: None}
+        queue = deque([(first, 0)])
+        found: list[tuple[State, Entry]] = []
+        while queue:
+            state, depth = queue.popleft()
+            node, needed = state
+            entry = self._entry(node, needed)
+            if entry is not None:
+                found.append((state, entry))
+                if first_only:
+                    break
+            if depth >= MAX_DEPTH or node not in self.graph.graph:
+                continue
+            for caller in sorted(self.graph.graph.predecessors(node)):
+                if caller == avoid:
+                    continue
+                previous = (caller, needed or (node if (caller, node) in self.lookups else None))
+                if previous not in toward:
+                    toward[previous] = state
+                    queue.append((previous, depth + 1))
+        return toward, found
+
+    def _entry(self, node: str, needed: str | None) -> Entry | None:
+        """The entry at `node`, keeping the plugins whose class resolves to the `needed` method."""
+        entry = self.entries.get(node)
+        if entry is None or needed is None or not entry.plugins:
+            return entry
+        method = needed.rsplit(".", 1)[1]
+        plugins = tuple(p for p in entry.plugins if self.graph.lookup_method(p.klass, method) == needed)
+        return replace(entry, plugins=plugins) if plugins else None
+
+
+def _chain(graph: CallGraph, entry: Entry, toward: dict[State, State | None], state: State, last: tuple) -> FoundChain:
+    """The chain from `entry` (at `state`) along `toward`, then through `last` (the raising
+    function and the call site into it) when given."""
+    states = [state]
+    while toward[states[-1]] is not None:
+        states.append(toward[states[-1]])
+    nodes = [node for node, _ in states]
     sites = [_fewest_conditions(graph, a, b) for a, b in zip(nodes, nodes[1:])]
     if last:
         nodes.append(last[0])

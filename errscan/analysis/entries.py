@@ -123,6 +123,19 @@ def find_entries(graph: CallGraph, profile: Profile, plugins: list[Plugin]) -> d
     return entries
 
 
+def plugin_lookups(graph: CallGraph, profile: Profile) -> frozenset[tuple[str, str]]:
+    """Edges that call a method (or the constructor) of a plugin class looked up at run time
+    (resolution `returned-class`, into a class with one of the profile's interface bases): the
+    class looked up is the configured plugin's, so from a plugin's entry points only its own."""
+    found = set()
+    for caller, callee, data in graph.graph.edges(data=True):
+        if all(site.resolution == "returned-class" for site in data["sites"]):
+            klass = graph.functions[callee][0].class_qualname
+            if klass and _interface_bases(graph, profile, klass):
+                found.add((caller, callee))
+    return frozenset(found)
+
+
 def validates(fact: FunctionFact) -> bool:
     """A method that checks (and completes) an object once it is built: a dataclass's
     `__post_init__`, or a `*validator`-decorated method (pydantic's `model_validator`...)."""

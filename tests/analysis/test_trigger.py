@@ -19,7 +19,7 @@ def test_chain_through_alias_carries_extra_config_condition(by_function):
     assert [p.rsplit(".", 2)[-2:] for p in chain.path] == [
         ["PlainConnector", "__init__"], ["NativeImpl", "__init__"], ["impl", "build_engine"]]
     assert chain.condition == "vllm_config.kv_transfer_config.get_from_extra_config('use_native', False) and role != 'scheduler'"
-    assert chain.steps[0].line == 25 and chain.steps[0].path == "vllm/kv/connectors/plain.py"
+    assert chain.steps[0].line == 26 and chain.steps[0].path == "vllm/kv/connectors/plain.py"
     assert trigger.connectors == ("PlainConnector",)
     assert ("extra_config", "use_native") in knobs(by_function["build_engine"])
 
@@ -98,3 +98,9 @@ def test_settings_read_in_helper_functions_the_condition_calls(by_function):
 
 def test_a_guard_on_self_attribute_set_from_a_helper_names_the_helpers_setting(by_function):
     assert ("env", "VLLM_CONV_LAYOUT") in knobs(by_function["StrictConnector.transfer_conv"])
+
+
+def test_a_looked_up_plugin_class_is_the_entry_plugins_own(analysis_catalog):
+    (error,) = [e for e in analysis_catalog.errors if e.message == "ChosenUpstream needs the HND layout"]
+    assert error.trigger.connectors == ("ChosenConnector",)
+    assert not any("PlainConnector" in c.path[0] for c in error.trigger.chains)
