@@ -212,10 +212,11 @@ class CallGraph:
         runner = self._runner(module, call.caller, call.passed_to) if call.passed_to else None
         if call.kind == "reference":
             # A value passed along is only an edge when it names a function of the tree; a class
-            # passed along (`isinstance(x, Cls)`, a registry) is not constructed there.
+            # passed along (`isinstance(x, Cls)`, a registry) is not constructed there, and a
+            # property passed along is its value (its read is an edge of its own).
             runs = runner if runner in ("thread", "process", "executor") else "callback"
             resolved = [
-                ([(t, runs) for t, how in targets or () if t in self.functions and how != "constructor"], when)
+                ([(t, runs) for t, how in targets or () if self._passable(t, how)], when)
                 for targets, when in resolved
             ]
         elif all(targets is None for targets, _ in resolved):
@@ -229,6 +230,11 @@ class CallGraph:
                 receiver = receiver or self.receiver_kind(module, call.caller, call.callee, bool(call.aliases), callee, how)
                 site = CallSite(self.paths[module.module], call.line, when + call.condition, how, receiver)
                 self.add_edge(caller, callee, site)
+
+    def _passable(self, target: str, how: str) -> bool:
+        """Whether a value resolving to `target` is that function itself, handed on to be called."""
+        entry = self.functions.get(target)
+        return entry is not None and how != "constructor" and not is_property(entry[0])
 
     def _runner(self, module: ModuleFacts, scope: str, passed_to: str) -> str | None:
         """The kind of runner (`RUNNERS`) a value or a call's result is handed to, if it is one."""

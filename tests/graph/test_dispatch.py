@@ -87,3 +87,4 @@ def test_a_plain_read_of_a_property_calls_its_getter():
     graph = graph_of("property_chain")
     assert callees(graph, "property_chain.Writer.describe") == {"property_chain.Writer.worker": {"property"}}
     assert not callees(graph, "property_chain.Worker.__init__")  # `self.wrapper` is no property
+    assert callees(graph, "property_chain.Writer.hand_over") == {"property_chain.Writer.worker": {"property"}}
