@@ -62,12 +62,12 @@ def reach(graph: CallGraph, target: str, entries: dict[str, Entry], lookups: fro
         nearest.setdefault(entry.node, (state, entry))
     per_entry = [_chain(graph, entry, toward, state, ()) for state, entry in nearest.values()]
     per_way = []
-    if target in graph.graph:
+    if found and target in graph.graph:  # (a way in reaches no entry the first search did not)
         for caller in sorted(graph.graph.predecessors(target)):
             if caller == target:
                 continue
             required = target if (caller, target) in lookups else None
-            near, first = search.run(caller, avoid=target, first_only=True, required=required)
+            near, first = search.run(caller, avoid=target, first_only=True, required=required, depth=1)
             for site in sorted(graph.graph[caller][target]["sites"], key=lambda s: (s.line, s.resolution)):
                 per_way += [_chain(graph, entry, near, state, (target, site)) for state, entry in first]
     chosen: dict[tuple, FoundChain] = {}
@@ -91,31 +91,35 @@ class _Search:
         self.graph = graph
         self.entries = entries
         self.lookups = lookups
+        self.looked_up = frozenset(callee for _, callee in lookups)
 
     def run(
-        self, start: str, avoid: str | None, first_only: bool, required: str | None = None
+        self, start: str, avoid: str | None, first_only: bool, required: str | None = None, depth: int = 0
     ) -> tuple[dict[State, State | None], list[tuple[State, Entry]]]:
         """Backward breadth-first search from `start` (never through `avoid`): for each state
         reached, the next one toward `start`; and the entries reached, nearest first, ties by
-        name (only the nearest when `first_only`), each with the plugins it holds on that way."""
+        name (only the nearest when `first_only`), each with the plugins it holds on that way.
+        `start` is `depth` calls from the raising function already."""
         first: State = (start, required)
         toward: dict[State, State | None] = {first: None}
-        queue = deque([(first, 0)])
+        queue = deque([(first, depth)])
         found: list[tuple[State, Entry]] = []
+        predecessors = self.graph.graph.pred
         while queue:
             state, depth = queue.popleft()
             node, needed = state
-            entry = self._entry(node, needed)
+            entry = self._entry(node, needed) if node in self.entries else None
             if entry is not None:
                 found.append((state, entry))
                 if first_only:
                     break
-            if depth >= MAX_DEPTH or node not in self.graph.graph:
+            if depth >= MAX_DEPTH or node not in predecessors:
                 continue
-            for caller in sorted(self.graph.graph.predecessors(node)):
+            lookup = needed is None and node in self.looked_up
+            for caller in sorted(predecessors[node]):
                 if caller == avoid:
                     continue
-                previous = (caller, needed or (node if (caller, node) in self.lookups else None))
+                previous = (caller, node if lookup and (caller, node) in self.lookups else needed)
                 if previous not in toward:
                     toward[previous] = state
                     queue.append((previous, depth + 1))

@@ -30,18 +30,21 @@ class HelperSettings:
         # module -> scope -> (its returns, its calls by line), built for a module when first needed
         self._bodies: dict[str, dict[str, tuple[list[ReturnFact], dict[int, list[CallFact]]]]] = {}
         self._known: dict[tuple[str, int], tuple[Knob, ...]] = {}
+        self._called: dict[tuple[str, str, str, int], list[Knob]] = {}  # many conditions repeat
 
     def called_in(self, expression: str, module: ModuleFacts, scope: str, depth: int = 0) -> list[Knob]:
         """Settings read by the functions of the tree that `expression` (code of `scope`) calls."""
-        tree = parse_expression(expression)
-        if tree is None or depth >= MAX_DEPTH:
+        if "(" not in expression or depth >= MAX_DEPTH:
             return []
-        found: list[Knob] = []
-        for node in ast.walk(tree):
-            callee = ast.unparse(node.func) if isinstance(node, ast.Call) else ""
-            if callee and all(part.isidentifier() for part in callee.split(".")):  # `f`, `mod.f`, `self.f`
-                for function in self._functions(module, scope, callee):
-                    found.extend(self.read_by(function, depth))
+        key = (expression, module.module, scope, depth)
+        found = self._called.get(key)
+        if found is None:
+            tree = parse_expression(expression)
+            calls = (_dotted(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)) if tree is not None else ()
+            found = self._called[key] = [
+                knob for callee in calls if callee
+                for function in self._functions(module, scope, callee) for knob in self.read_by(function, depth)
+            ]
         return found
 
     def read_by(self, function: str, depth: int = 0) -> tuple[Knob, ...]:
@@ -84,3 +87,11 @@ class HelperSettings:
                     bodies[call.caller][1].setdefault(call.line, []).append(call)
         return bodies
 
+
+def _dotted(node: ast.expr) -> str | None:
+    """`f`, `mod.f`, `self.f` as text; None for any other callee (`f()()`, `x[0].f`)."""
+    names = []
+    while isinstance(node, ast.Attribute):
+        names.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(names)]) if isinstance(node, ast.Name) else None
