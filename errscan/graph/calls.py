@@ -3,11 +3,12 @@
 Nodes are functions by qualified name (`module.Class.method`; module-level code is
 `module.<module>`). An edge holds the call sites behind it, each with how it was resolved. A call
 is resolved only when the code says where it goes — through imports, `self`/`cls` and the class
-hierarchy, `super()`, a constructor, a local alias, an attribute or parameter whose type is written
-down, or a registry the profile knows. A method call on an object of a known class goes to the
-method that class resolves to in its MRO and to each override in the class's own subclasses (the
-object may be one of them), never to a class beside it. Anything else is counted as unresolved,
-never guessed.
+hierarchy, `super()`, a constructor, a local alias, an attribute, parameter or return value whose
+type is written down, or a class a function returns. A method call on an object of a known class
+goes to the method that class resolves to in its MRO and to each override in the class's own
+subclasses (the object may be one of them), never to a class beside it. Code run other than by a
+plain call is followed too: property getters, `Thread.start()` -> `run`, and functions handed to
+threads, executors and event loops. Anything else is counted as unresolved, never guessed.
 """
 
 from __future__ import annotations
