@@ -139,14 +139,11 @@ def _top_level(body: list[ast.stmt]):
 
 
 def _dotted(node: ast.expr | None) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
-        return f"{inner}.{node.attr}" if inner else None
-    if isinstance(node, ast.Subscript):
-        return _dotted(node.value)
-    return None
+    """`a.b.C` as written (`Generic[T]` -> `Generic`); None for anything but a dotted name."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    text = ast.unparse(node) if isinstance(node, (ast.Name, ast.Attribute)) else ""
+    return text if text and all(part.isidentifier() for part in text.split(".")) else None
 
 
 def test_self_cls_super_calls_stay_in_the_callers_hierarchy(catalog_0271, release_0271):
