@@ -9,7 +9,6 @@ call, return, `append` and raise/assert statement carries its path condition wit
 from __future__ import annotations
 
 import ast
-import re
 import warnings
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -347,8 +346,7 @@ class _FactCollector:
         """`self.x = ...` under a test of `self.x`: an `AttributeDefault`."""
         for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-                mention = re.compile(rf"\bself\.{target.attr}\b")
-                test = next((t.raw for t in terms if mention.search(t.raw)), None)
+                test = next((t.raw for t in terms if _mentions(t.raw, f"self.{target.attr}")), None)
                 if test is not None:
                     self.attribute_defaults.append(AttributeDefault(self.frame.scope, target.attr, test))
 
@@ -390,15 +388,25 @@ class _FactCollector:
                 continue
             if kind is ast.Call:
                 self.call(node, terms)
-                if type(node.func) is ast.Attribute and _self_attribute(node.func):
-                    stack.extend(node.args)  # the call's own fact covers `self.a.f` itself
+                root = node.func
+                while type(root) is ast.Attribute:
+                    root = root.value
+                if type(root) is ast.Name:  # `f`, `a.b.f`, `self.a.f`: the call's own fact covers it
+                    stack.extend(node.args)
                     stack.extend(node.keywords)
                     continue
-            elif kind is ast.Attribute and type(node.ctx) is ast.Load:
-                read = _self_attribute(node)
-                if read:
-                    self.read(read, node.lineno, terms)
-                    continue
+            elif kind is ast.Attribute:
+                # A dotted name holds no call: only its root may (`f().a.b`, `x[0].a`).
+                root = node.value
+                while type(root) is ast.Attribute:
+                    root = root.value
+                if type(root) is not ast.Name:
+                    stack.append(root)
+                elif root.id in ("self", "cls"):
+                    read = node if type(node.ctx) is ast.Load else node.value  # `self.a.b = v` reads self.a
+                    if type(read) is ast.Attribute:
+                        self.read(_self_attribute(read), node.lineno, terms)
+                continue
             fields = _CHILD_FIELDS.get(kind)
             if fields is None:
                 fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _SCALAR_FIELDS)
@@ -455,14 +463,14 @@ class _FactCollector:
             (a.arg, _dotted(_strip_generic(a.annotation)) if a.annotation is not None else None)
             for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs
         )
+        returns = _strip_generic(node.returns)  # `X | None` -> X
         klass = self.class_stack[-1] if self.class_stack and self.class_stack[-1] == scope.rsplit(".", 1)[0] else None
         self.functions.append(
             FunctionFact(
                 self.qualify_scope(scope), scope, node.lineno, params,
                 tuple(d for d in (_dotted(_strip_call(x)) for x in node.decorator_list) if d),
                 ast.get_docstring(node), self.qualify_scope(klass) if klass else None,
-                _dotted(_strip_generic(node.returns)) if node.returns is not None else None,
-                _class_of_type(_strip_generic(node.returns)),
+                _dotted(returns), _class_of_type(returns),
             )
         )
         if any(isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) for d in node.decorator_list):
@@ -783,6 +791,19 @@ def _callee_text(func: ast.expr) -> str | None:
             return f"super().{func.attr}"
         return f"{inner}().{func.attr}" if inner else None
     return _dotted(func)
+
+
+def _mentions(code: str, dotted: str) -> bool:
+    """Whether `code` reads the whole dotted name (`self.x` in `self.x is None`, not in `self.xs`)."""
+    start = code.find(dotted)
+    while start >= 0:
+        end = start + len(dotted)
+        before = code[start - 1] if start else " "
+        after = code[end] if end < len(code) else " "
+        if not (before.isalnum() or before in "_.") and not (after.isalnum() or after == "_"):
+            return True
+        start = code.find(dotted, end)
+    return False
 
 
 def _self_attribute(node: ast.Attribute) -> str | None:
