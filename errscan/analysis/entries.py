@@ -128,8 +128,8 @@ def plugin_lookups(graph: CallGraph, profile: Profile) -> frozenset[tuple[str, s
     (resolution `returned-class`, into a class with one of the profile's interface bases): the
     class looked up is the configured plugin's, so from a plugin's entry points only its own."""
     found = set()
-    for caller, callee, data in graph.graph.edges(data=True):
-        if all(site.resolution == "returned-class" for site in data["sites"]):
+    for caller, callee, sites in graph.graph.edges(data="sites"):
+        if sites[0].resolution == "returned-class" and all(s.resolution == "returned-class" for s in sites):
             klass = graph.functions[callee][0].class_qualname
             if klass and _interface_bases(graph, profile, klass):
                 found.add((caller, callee))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from errscan.analysis.entries import validates
 from errscan.extract.conditions import parse_expression
@@ -41,6 +41,8 @@ class KnobCatalog:
     # "Class.field" of config fields the class's own validation fills when they are left unset
     # (`if self.engine_id is None: self.engine_id = ...`): a `None` test of one decides nothing.
     filled: frozenset[str] = frozenset()
+    # (expression, arguments) -> its knobs: chains of one error share most of their conditions
+    known: dict[tuple[str, bool], tuple[Knob, ...]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def build(cls, graph: CallGraph, profile: Profile) -> "KnobCatalog":
@@ -103,6 +105,13 @@ def knobs_in(expression: str, catalog: KnobCatalog, profile: Profile, arguments:
     """Knobs read by one expression (Python syntax; pseudo-terms are skipped). With `arguments`
     false, what is only passed to a call (`f(cfg.x)`) is not read: whether it decides anything is
     the callee's business."""
+    found = catalog.known.get((expression, arguments))
+    if found is None:
+        found = catalog.known[(expression, arguments)] = tuple(_knobs_in(expression, catalog, profile, arguments))
+    return list(found)
+
+
+def _knobs_in(expression: str, catalog: KnobCatalog, profile: Profile, arguments: bool) -> list[Knob]:
     tree = parse_expression(expression)
     if tree is None:
         return []

@@ -210,6 +210,10 @@ class CallGraph:
             ]
         else:
             resolved = [(self.resolve(module, call), ())]
+        if all(not targets for targets, _ in resolved):
+            if call.kind != "reference" and all(targets is None for targets, _ in resolved):
+                self.unresolved[call.callee.split(".")[0]] += 1
+            return
         runner = self._runner(module, call.caller, call.passed_to) if call.passed_to else None
         if call.kind == "reference":
             # A value passed along is only an edge when it names a function of the tree; a class
@@ -220,9 +224,6 @@ class CallGraph:
                 ([(t, runs) for t, how in targets or () if self._passable(t, how)], when)
                 for targets, when in resolved
             ]
-        elif all(targets is None for targets, _ in resolved):
-            self.unresolved[call.callee.split(".")[0]] += 1
-            return
         elif runner == "task":  # `asyncio.create_task(self.work())`: the coroutine runs as a task
             resolved = [([(t, "task") for t, _ in targets or ()], when) for targets, when in resolved]
         receiver = None
@@ -263,7 +264,7 @@ class CallGraph:
         if head in ("self", "cls"):
             return "attribute" if "." in rest else head
         fact = self.functions.get(function_node(module.module, scope), (None, None))[0]
-        if fact is not None and head in dict(fact.params):
+        if fact is not None and any(name == head for name, _ in fact.params):
             return "parameter"
         if how == "constructor" or target.rpartition(".")[0] in self.index.classes:
             return "class"
