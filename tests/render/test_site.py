@@ -8,6 +8,7 @@ import jsonschema
 import msgspec
 import pytest
 
+from errscan.model import SCHEMA_VERSION
 from errscan.render.site import write_site
 from errscan.render.search import script_json
 from sitebuild import SECTIONS, Page, catalog, error_named, site, words  # noqa: F401 (fixtures)
@@ -337,7 +338,7 @@ def test_a_site_whose_marker_lists_no_files_is_replaced_unless_it_holds_more(cat
         write_site(catalog, out)
     (out / ".git").rmdir()
     write_site(catalog, out)
-    assert json.loads((out / MARKER).read_text())["schema_version"] == 1
+    assert json.loads((out / MARKER).read_text())["schema_version"] == SCHEMA_VERSION
 
 
 def test_a_symlinked_out_is_written_through_and_kept(catalog, tmp_path):
