@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-SCHEMA_VERSION = 2  # 2: records carry `explanation`
+SCHEMA_VERSION = 3  # 2: records carry `explanation`; 3: call-graph edges carry `receiver`
 
 ErrorId = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{16}$")]  # see docs/ids.md
 
@@ -235,13 +235,14 @@ class ScanSummary(ScanCounts, eq=False):
 
 
 class CallEdge(Record):
-    """One resolved call, at its first call site."""
+    """One resolved call, at one of its call sites."""
 
     caller: str
     callee: str
     path: str
     line: int
     resolution: str  # how the callee was found: "self", "super", "import", "constructor", ...
+    receiver: str  # what the call is made on: "self", "cls", "super", "attribute", "parameter", "local", ...
 
 
 class CallGraphDocument(Record):

@@ -5,16 +5,20 @@
   an engine-arguments dataclass has the field, its flag `--x`;
 - `<getter>("k", default)` or `<extra>["k"]` / `<extra>.get("k", d)` -> the extra-config key `k`;
 - an attribute of an environment module (`envs.VLLM_X`) or `os.environ`/`os.getenv` -> `VLLM_X`.
+A config field that its class's own validation fills when unset is no knob for a `None` test.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections import deque
 from dataclasses import dataclass, field
 
+from errscan.analysis.entries import validates
 from errscan.extract.conditions import parse_expression
-from errscan.graph.calls import CallGraph
+from errscan.extract.facts import ClassFact
+from errscan.graph.calls import CallGraph, function_node
 from errscan.model import Knob
 from errscan.profiles import PluginSettings, Profile
 
@@ -37,6 +41,11 @@ class KnobCatalog:
     json_flags: dict[str, str]  # config class short name -> the `--flag` that takes it as JSON
     plugin_settings: tuple[PluginSettings, ...] = ()
     defaults: dict[str, str] = field(default_factory=dict)  # "Class.field" -> its constant default's source
+    # "Class.field" of config fields the class's own validation fills when they are left unset
+    # (`if self.engine_id is None: self.engine_id = ...`): a `None` test of one decides nothing.
+    filled: frozenset[str] = frozenset()
+    # (expression, arguments) -> its knobs: chains of one error share most of their conditions
+    known: dict[tuple[str, bool], tuple[Knob, ...]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def build(cls, graph: CallGraph, profile: Profile) -> "KnobCatalog":
@@ -65,7 +74,7 @@ class KnobCatalog:
                     json_flags.setdefault(declared.annotation, flag_name(declared.name))
         return cls(
             attributes, fields, flags, profile.env_modules, profile.extra_config_attribute, json_flags,
-            profile.plugin_settings, defaults,
+            profile.plugin_settings, defaults, _filled(graph, config),
         )
 
     def flag_for(self, config_class: str, field: str) -> str | None:
@@ -77,19 +86,70 @@ class KnobCatalog:
         return candidate if candidate in self.flags and not self.flags[candidate] else None
 
 
-def knobs_in(expression: str, catalog: KnobCatalog, profile: Profile) -> list[Knob]:
-    """Knobs read by one expression (Python syntax; pseudo-terms are skipped)."""
+def _filled(graph: CallGraph, config: dict[str, ClassFact]) -> frozenset[str]:
+    """Config fields that a config class's validation sets when they are unset: `self.f = ...`
+    under `self.f is None` (or `not self.f`) in its `__post_init__` or a validator."""
+    found = set()
+    for module in graph.index.modules.values():
+        for default in module.attribute_defaults:
+            fact = graph.functions.get(function_node(module.module, default.scope), (None, None))[0]
+            if fact is None or fact.class_qualname not in config or not validates(fact):
+                continue
+            if _tests_unset(parse_expression(default.test), f"self.{default.attribute}"):
+                found.add(f"{fact.class_qualname.rsplit('.', 1)[1]}.{default.attribute}")
+    return frozenset(found)
+
+
+def _tests_unset(test: ast.expr | None, attribute: str) -> bool:
+    """`x is None`, `x == None`, `not x` for the dotted `attribute` x."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return ast.unparse(test.operand) == attribute
+    return isinstance(test, ast.Compare) and _none_test(test) and ast.unparse(test.left) == attribute
+
+
+def _none_test(node: ast.Compare) -> bool:
+    """`x is None`, `x is not None`, `x == None`, `x != None`."""
+    other = node.comparators[0]
+    return (len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))
+            and isinstance(other, ast.Constant) and other.value is None)
+
+
+def knobs_in(expression: str, catalog: KnobCatalog, profile: Profile, arguments: bool = True) -> list[Knob]:
+    """Knobs read by one expression (Python syntax; pseudo-terms are skipped). With `arguments`
+    false, what is only passed to a call (`f(cfg.x)`) is not read: whether it decides anything is
+    the callee's business."""
+    found = catalog.known.get((expression, arguments))
+    if found is None:
+        found = catalog.known[(expression, arguments)] = tuple(_knobs_in(expression, catalog, profile, arguments))
+    return list(found)
+
+
+def _knobs_in(expression: str, catalog: KnobCatalog, profile: Profile, arguments: bool) -> list[Knob]:
     tree = parse_expression(expression)
     if tree is None:
         return []
-    return [knob for node in ast.walk(tree) for knob in knobs_at(node, catalog, profile)]
+    found: list[Knob] = []
+    none_tested: set[int] = set()  # the compared sides of `x is None`-like tests
+    queue = deque([tree])
+    while queue:  # breadth-first: a comparison before its operands
+        node = queue.popleft()
+        if isinstance(node, ast.Compare) and _none_test(node):
+            none_tested.add(id(node.left))
+        else:
+            found.extend(knobs_at(node, catalog, profile, id(node) in none_tested))
+        if isinstance(node, ast.Call) and not arguments:
+            queue.append(node.func)
+            continue
+        queue.extend(ast.iter_child_nodes(node))
+    return found
 
 
-def knobs_at(node: ast.AST, catalog: KnobCatalog, profile: Profile) -> list[Knob]:
+def knobs_at(node: ast.AST, catalog: KnobCatalog, profile: Profile, none_tested: bool = False) -> list[Knob]:
     """The knobs that this very node reads (not its parts): a config field with its flag, an
-    extra-config key or an environment variable."""
+    extra-config key or an environment variable. `none_tested`: the node is the side of an
+    `x is None`-like test (a field its class fills when unset is no knob there)."""
     if isinstance(node, ast.Attribute):
-        return _config_knobs(node, catalog) + _env_attribute(node, catalog) + _plugin_knobs(node, catalog)
+        return _config_knobs(node, catalog, none_tested) + _env_attribute(node, catalog) + _plugin_knobs(node, catalog)
     if isinstance(node, ast.Call):
         return _call_knobs(node, profile)
     if isinstance(node, ast.Subscript):
@@ -184,7 +244,7 @@ def _chain(node: ast.expr) -> list[str]:
     return names[::-1]
 
 
-def _config_knobs(node: ast.Attribute, catalog: KnobCatalog) -> list[Knob]:
+def _config_knobs(node: ast.Attribute, catalog: KnobCatalog, none_tested: bool) -> list[Knob]:
     names = _chain(node)
     if len(names) < 2:
         return []
@@ -192,6 +252,8 @@ def _config_knobs(node: ast.Attribute, catalog: KnobCatalog) -> list[Knob]:
     config_class = catalog.config_attributes.get(owner)
     if config_class is None or field not in catalog.config_fields.get(config_class, ()):
         return []
+    if none_tested and f"{config_class}.{field}" in catalog.filled:
+        return []  # never None once validated: the test always comes out the same
     if field == catalog.extra_config_attribute:  # its keys are the knobs, found on their own
         return []
     knobs = [Knob("config_field", f"{config_class}.{field}", ".".join(names))]
