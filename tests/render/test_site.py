@@ -327,6 +327,7 @@ def test_a_site_holding_files_errscan_did_not_write_is_not_replaced(catalog, tmp
 def test_a_site_whose_marker_lists_no_files_is_replaced_unless_it_holds_more(catalog, tmp_path):
     """Sites written before the marker listed its files: only errscan's own top-level names."""
     from errscan.errors import UsageError
+    from errscan.model import SCHEMA_VERSION
     from errscan.render.site import MARKER
 
     out = tmp_path / "site"
@@ -337,7 +338,7 @@ def test_a_site_whose_marker_lists_no_files_is_replaced_unless_it_holds_more(cat
         write_site(catalog, out)
     (out / ".git").rmdir()
     write_site(catalog, out)
-    assert json.loads((out / MARKER).read_text())["schema_version"] == 1
+    assert json.loads((out / MARKER).read_text())["schema_version"] == SCHEMA_VERSION
 
 
 def test_a_symlinked_out_is_written_through_and_kept(catalog, tmp_path):
