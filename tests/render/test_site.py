@@ -328,6 +328,7 @@ def test_a_site_holding_files_errscan_did_not_write_is_not_replaced(catalog, tmp
 def test_a_site_whose_marker_lists_no_files_is_replaced_unless_it_holds_more(catalog, tmp_path):
     """Sites written before the marker listed its files: only errscan's own top-level names."""
     from errscan.errors import UsageError
+    from errscan.model import SCHEMA_VERSION
     from errscan.render.site import MARKER
 
     out = tmp_path / "site"
