@@ -97,34 +97,35 @@ def _markdown(diff: CatalogDiff) -> str:
     for title, refs in (("Added", diff.added), ("Removed", diff.removed)):
         if refs:
             lines += ["", f"#### {title}", "", "| Exception | Message | Where |", "|---|---|---|"]
-            lines += [f"| {_code(e.exception)} | {_cell(e.message)} | {_code(_where(e))} |" for e in refs]
+            lines += [f"| {code_span(e.exception)} | {markdown_text(e.message)} | {code_span(_where(e))} |" for e in refs]
     changed, moved = split_changes(diff)
     if changed:
         lines += ["", "#### Changed", ""]
         for c in changed:
-            lines.append(f"- {_code(c.new.exception)} at {_code(_where(c.new))}")
-            lines += [f"  - {line}" for line in _details(c, _markdown_words, _code, "→")]
+            lines.append(f"- {code_span(c.new.exception)} at {code_span(_where(c.new))}")
+            lines += [f"  - {line}" for line in _details(c, _markdown_words, code_span, "→")]
     if moved:
         lines += ["", f"<details><summary>{len(moved)} only moved lines</summary>", ""]
-        lines += [f"- {_code(c.new.path)}: line {c.old.line} → {c.new.line}, {_cell(_clip(c.new.message))}" for c in moved]
+        lines += [f"- {code_span(c.new.path)}: line {c.old.line} → {c.new.line}, {markdown_text(_clip(c.new.message))}" for c in moved]
         lines += ["", "</details>"]
     return "\n".join(lines) + "\n"
 
 
 def _markdown_words(words: tuple[WordDiff, ...]) -> str:
     styles = {"equal": "{}", "delete": "~~{}~~", "insert": "**{}**"}
-    return " ".join(styles[w.op].format(_cell(w.text)) for w in words)
+    return " ".join(styles[w.op].format(markdown_text(w.text)) for w in words)
 
 
-def _cell(text: str) -> str:
-    """Text safe inside a table cell and beside markdown markup."""
+def markdown_text(text: str) -> str:
+    """Text safe inside a table cell and beside markdown markup (`errscan show` uses it too)."""
     folded = " ".join(text.split()) or "(no message)"
     for char in "\\|*_~`<>[]":
         folded = folded.replace(char, "\\" + char)
     return folded
 
 
-def _code(text: str) -> str:
+def code_span(text: str) -> str:
+    """Inline code, safe inside a table cell."""
     fence = "``" if "`" in text else "`"
     pad = " " if "`" in text else ""
     escaped = text.replace("|", "\\|")  # a pipe would end the table cell even inside code

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
 
 from conftest import build_git_history, run_cli
 
+from errscan.cli import wants_color
 from errscan.compare.changes import diff_catalogs
 from errscan.compare.formats import format_diff
 from errscan.errors import EXIT_DIFFERENCES, EXIT_USAGE
@@ -161,7 +163,7 @@ def test_sites_of_different_scopes_get_a_note_and_a_newer_schema_is_refused(repo
     index.write_text(index.read_text().replace('"schema_version": 1', '"schema_version": 999', 1))
     done = run_cli("diff", str(sites[0]), str(sites[1]))
     assert done.returncode == EXIT_USAGE
-    assert done.stderr == f"errscan: cannot read the site at {sites[1]}: its api/ has schema version 999, this errscan reads 1\n"
+    assert done.stderr == f"errscan: cannot read the site at {sites[1]}: its api/ has schema version 999, this errscan reads 1; see 'errscan diff --help'\n"
 
 
 def test_text_is_colored_for_a_terminal(repo, tmp_path):
@@ -173,3 +175,36 @@ def test_text_is_colored_for_a_terminal(repo, tmp_path):
     ]
     text = format_diff(diff_catalogs(old, new, "1.0", "2.0"), "text", color=True)
     assert "\033[31m[-find-]\033[0m \033[32m{+uniquely identify+}\033[0m" in text
+
+
+COLORED = "\033[31m[-find-]\033[0m"
+
+
+@pytest.mark.parametrize("env, args, colored", [
+    ({"NO_COLOR": None, "FORCE_COLOR": None}, [], False),  # off a terminal
+    ({"NO_COLOR": None, "FORCE_COLOR": "1"}, [], True),
+    ({"NO_COLOR": "1", "FORCE_COLOR": "1"}, [], False),  # no-color.org: the user's "no" wins
+    ({"NO_COLOR": "1", "FORCE_COLOR": None}, ["--color", "always"], True),  # the option over both
+    ({"NO_COLOR": None, "FORCE_COLOR": "1"}, ["--color", "never"], False),
+])
+def test_color_follows_no_color_force_color_and_the_option(repo, tmp_path, env, args, colored):
+    done = run_cli("diff", "1.0", "2.0", "--git", str(repo), "--include", "pkg/**",
+                   "--cache-dir", str(tmp_path / "cache"), *args, env=env)
+    assert done.returncode == 0, done.stderr
+    assert (COLORED in done.stdout) is colored and ("\033[" in done.stdout) is colored
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("env, colored", [
+    ({}, True), ({"NO_COLOR": "1"}, False), ({"NO_COLOR": ""}, True), ({"TERM": "dumb"}, False),
+])
+def test_auto_colors_a_terminal_unless_no_color_or_a_dumb_one(monkeypatch, env, colored):
+    for name in ("NO_COLOR", "FORCE_COLOR", "TERM"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert wants_color("auto", Terminal()) is colored
