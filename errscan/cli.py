@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 
 DEFAULT_SITE = Path("site")  # scan writes here, lookup reads here, unless told otherwise
 PROFILE = VLLM
-DIFF_FORMATS = ("text", "markdown", "json")  # what errscan.compare.formats.format_diff writes
+DIFF_FORMATS = ("text", "markdown", "json", "github", "sarif")  # what errscan.compare.formats.format_diff writes
+COMMENT_CHARS = 65_000  # diff's markdown stays under it: a GitHub comment holds 65,536 characters
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
@@ -229,12 +230,13 @@ def _default_site(otherwise: str) -> Path:
 @click.argument("old")
 @click.argument("new")
 @click.option("--git", "git_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="OLD and NEW are revisions of this git repository.")
-@click.option("--format", "fmt", type=click.Choice(DIFF_FORMATS), default="text", show_default=True, help="text (colored on a terminal), markdown, or json.")
+@click.option("--format", "fmt", type=click.Choice(DIFF_FORMATS), default="text", show_default=True, help="text (colored on a terminal), markdown (linked, for a PR comment), json, github (workflow commands: annotations in a GitHub Actions run) or sarif (2.1.0, for code scanning).")
+@click.option("--max-chars", type=click.IntRange(min=0), default=COMMENT_CHARS, show_default=True, help="markdown: stop before this many characters with a note of what was left out (a GitHub comment holds 65,536); 0: no limit.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True, help="Color the text format: auto colors on a terminal unless NO_COLOR is set, or anywhere when FORCE_COLOR is set.")
 @click.option("--fail-on", metavar="KINDS", help=f"Exit with status {EXIT_DIFFERENCES} if any of these are found: comma-separated added, removed, changed (beyond moved lines), moved (lines alone).")
 @request_options(revisions=None)
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
-def diff(old: str, new: str, git_dir: Path | None, fmt: str, color: str, fail_on: str | None, request: ScanRequest, quiet: bool) -> None:
+def diff(old: str, new: str, git_dir: Path | None, fmt: str, max_chars: int, color: str, fail_on: str | None, request: ScanRequest, quiet: bool) -> None:
     """Compare the errors of OLD and NEW: each a site folder (or its api/index.json), vllm==X.Y.Z,
     or with --git DIR a git revision. Prints added, removed and changed errors.
 
@@ -243,7 +245,7 @@ def diff(old: str, new: str, git_dir: Path | None, fmt: str, color: str, fail_on
     errscan diff old-site/ new-site/ --format markdown --fail-on added,removed
     """
     from errscan.compare.changes import diff_catalogs, kinds_found
-    from errscan.compare.formats import format_diff
+    from errscan.compare.formats import SourceLinks, format_diff
     from errscan.compare.sides import load_sides
     from errscan.runtime.runner import ScanOptions
 
@@ -262,7 +264,11 @@ def diff(old: str, new: str, git_dir: Path | None, fmt: str, color: str, fail_on
             "errors outside one side's scope show as added or removed"
         )
     result = diff_catalogs(old_catalog, new_catalog, old_label, new_label)
-    click.echo(format_diff(result, fmt, color=fmt == "text" and wants_color(color, sys.stdout)), nl=False)
+    colored = fmt == "text" and wants_color(color, sys.stdout)
+    output = format_diff(
+        result, fmt, color=colored, links=SourceLinks.of(old_catalog, new_catalog), max_chars=max_chars or None, gates=gates,
+    )
+    click.echo(output, nl=False, color=colored)  # click would strip the colors off a terminal
     if kinds_found(result) & gates:
         sys.exit(EXIT_DIFFERENCES)
 
