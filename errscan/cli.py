@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, TextIO
 import click
 
 from errscan import __version__
+from errscan.config import command_defaults
 from errscan.api.layout import INDEX
 from errscan.api.read import check_error_id, read_error
 from errscan.errors import EXIT_DIFFERENCES, EXIT_FAILURE, EXIT_USAGE, ErrscanError, UsageError
@@ -44,6 +45,9 @@ COMMENT_CHARS = 65_000  # diff's markdown stays under it: a GitHub comment holds
 def cli(context: click.Context) -> None:
     """Catalog the errors a Python codebase can raise, pinned to a commit.
 
+    Defaults for scan, lookup and diff (include, exclude, repo, jobs, out) can be set in
+    [tool.errscan] of pyproject.toml, in this folder or one above; options still win.
+
     \b
     errscan scan --release 0.27.1                 a vLLM release into site/
     errscan lookup "ValueError: Rank 3 ..."       which error a message or log shows
@@ -52,6 +56,8 @@ def cli(context: click.Context) -> None:
     """
     if context.invoked_subcommand is None:
         click.echo(context.get_help())
+    else:
+        context.default_map = command_defaults(Path.cwd())
 
 
 def request_options(revisions: str | None):
