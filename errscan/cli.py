@@ -143,8 +143,9 @@ def scan_request(request: ScanRequest, quiet: bool) -> Catalog:
 @click.argument("src", required=False)
 @request_options(revisions="several")
 @click.option("--out", default=str(DEFAULT_SITE), show_default=True, type=click.Path(file_okay=False, path_type=Path), help="Folder the site is written to (replaced atomically).")
+@click.option("--site-url", metavar="URL", help="Where the site will be published (https://owner.github.io/repo/): pages name their canonical address, and a sitemap.xml lists them.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
-def scan(request: ScanRequest, out: Path, quiet: bool) -> None:
+def scan(request: ScanRequest, out: Path, site_url: str | None, quiet: bool) -> None:
     """Scan SRC (a folder, or a git repo with --commit) or --release(s) into a site at --out.
 
     Several --release or --commit values (or --releases A..B) make one site whose pages carry
@@ -155,12 +156,14 @@ def scan(request: ScanRequest, out: Path, quiet: bool) -> None:
     errscan scan ~/vllm --commit v0.26.0 --commit HEAD
     errscan scan --releases 0.24.0..0.27.1 --out public/
     """
+    from errscan.render.publish import site_url_option
     from errscan.render.site import check_site_target, write_site
 
+    site_url = site_url_option(site_url) if site_url is not None else None
     check_site_target(out)  # before the scan, which can take minutes
     catalog = scan_request(request, quiet)
     started = time.perf_counter()
-    write_site(catalog, out, request.jobs)
+    write_site(catalog, out, request.jobs, site_url)
     if not quiet:
         click.echo(summary_line(catalog, out, write_seconds=time.perf_counter() - started))
 

@@ -26,6 +26,7 @@ KEYS: dict[str, tuple[type, tuple[str, ...]]] = {
     "repo": (str, ("scan", "lookup", "diff")),
     "jobs": (int, ("scan", "lookup", "diff")),
     "out": (str, ("scan",)),
+    "site_url": (str, ("scan",)),
 }
 
 

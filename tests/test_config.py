@@ -45,7 +45,7 @@ def test_a_pyproject_without_the_table_is_passed_over(project):
 
 
 @pytest.mark.parametrize("table, message", [
-    ('incude = ["vllm/**"]', "[tool.errscan] has no key 'incude'; it takes include, exclude, repo, jobs, out"),
+    ('incude = ["vllm/**"]', "[tool.errscan] has no key 'incude'; it takes include, exclude, repo, jobs, out, site_url"),
     ('include = "vllm/**"', "[tool.errscan] include must be a list of strings, not 'vllm/**'"),
     ("jobs = true", "[tool.errscan] jobs must be an integer, not True"),
     ("include = [", "cannot be read: "),

@@ -20,18 +20,20 @@ from errscan.api.write import api_files, dump_json
 from errscan.errors import ErrscanError, UsageError
 from errscan.runtime.fsutil import new_folder, swap_in_folder
 from errscan.model import Catalog
-from errscan.render.pages import templates_dir, write, write_pages
+from errscan.render.pages import environment, templates_dir, write, write_pages
+from errscan.render.publish import write_publishing_files
 from errscan.render.search import index_scripts
 
 
-def write_site(catalog: Catalog, out: Path, jobs: int = 0) -> None:
+def write_site(catalog: Catalog, out: Path, jobs: int = 0, site_url: str | None = None) -> None:
     """Build the whole site beside `out`, then swap it in: a failed build leaves `out` as it was.
 
     Error pages are written by `jobs` processes (0: one per core); each page depends only on the
-    catalog, so the files are the same whatever `jobs` is.
+    catalog, so the files are the same whatever `jobs` is. `site_url`: where the site will be
+    published (errscan.render.publish.site_url_option), for canonical links and a sitemap.
     """
     check_site_target(out)
-    fingerprint = build_fingerprint(catalog)
+    fingerprint = build_fingerprint(catalog, site_url)
     stamp = out / ".errscan-build"
     if stamp.is_file() and stamp.read_text("utf-8") == fingerprint:
         return  # the site there was built from this very catalog, by these templates
@@ -39,7 +41,7 @@ def write_site(catalog: Catalog, out: Path, jobs: int = 0) -> None:
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         build = new_folder(out.parent, f".{out.name}.build-")
-        _write_files(catalog, build, jobs or os.cpu_count() or 1)
+        _write_files(catalog, build, jobs or os.cpu_count() or 1, site_url)
         write(build / ".errscan-build", fingerprint)  # last: a partial build never has it
         swap_in_folder(build, out)
     except OSError as exc:
@@ -69,13 +71,14 @@ def check_site_target(out: Path) -> None:
         raise UsageError(f"cannot write the site to {out}: {exc.strerror or exc}") from exc
 
 
-def build_fingerprint(catalog: Catalog) -> str:
-    """What a site is made from: the catalog (timings aside), errscan's version and its templates.
+def build_fingerprint(catalog: Catalog, site_url: str | None = None) -> str:
+    """What a site is made from: the catalog (timings aside), errscan's version, its templates and
+    the address it is published at.
 
     The catalog is hashed as a pickle without memo (`fast`): the bytes then depend on its values
     alone, not on which objects happen to be shared, and it takes a fifth of printing it as JSON.
     """
-    digest = hashlib.sha256(__version__.encode())
+    digest = hashlib.sha256(__version__.encode() + b"\0" + (site_url or "").encode())
     unstamped = msgspec.structs.replace(catalog, summary=msgspec.structs.replace(catalog.summary, stage_seconds={}))
     pickler = pickle.Pickler(_Digesting(digest), protocol=pickle.HIGHEST_PROTOCOL)
     pickler.fast = True  # the catalog is a tree: no memo needed, and none wanted
@@ -93,11 +96,12 @@ class _Digesting:
         self.write = digest.update
 
 
-def _write_files(catalog: Catalog, root: Path, jobs: int) -> None:
+def _write_files(catalog: Catalog, root: Path, jobs: int, site_url: str | None) -> None:
     for relative, text in api_files(catalog).items():
         write(root / relative, text)
     for name in ("style.css", "site.js"):
         write(root / "assets" / name, (templates_dir() / "assets" / name).read_text("utf-8"))
     for name, text in index_scripts(catalog).items():
         write(root / "data" / name, text)
-    write_pages(catalog, root, jobs)
+    write_pages(catalog, root, jobs, site_url)
+    write_publishing_files(catalog, root, environment(), site_url, write)

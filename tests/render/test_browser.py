@@ -137,3 +137,13 @@ def test_hostile_text_renders_as_text_and_runs_nothing(page, site, catalog):
     page.wait_for_function("document.getElementById('result-count').textContent.startsWith('4 error')")
     assert page.locator("#results img").count() == 0
     # the `page` fixture fails the test if any dialog opened or any script error happened
+
+
+def test_browse_index_leads_to_each_group(page, site):
+    page.goto((site / "browse" / "index.html").as_uri())
+    connectors = page.locator("#by-connector a")
+    assert connectors.count() >= 2 and page.locator("#by-file a").count() >= 2
+    name = connectors.first.inner_text()
+    connectors.first.click()
+    page.wait_for_url("**/browse/connector-*.html")
+    assert page.locator("h1").inner_text() == name
