@@ -99,7 +99,7 @@ class _Digesting:
 def _write_files(catalog: Catalog, root: Path, jobs: int, site_url: str | None) -> None:
     for relative, text in api_files(catalog).items():
         write(root / relative, text)
-    for name in ("style.css", "site.js"):
+    for name in ("style.css", "site.js", "minisearch.js", "page.js"):
         write(root / "assets" / name, (templates_dir() / "assets" / name).read_text("utf-8"))
     for name, text in index_scripts(catalog).items():
         write(root / "data" / name, text)
