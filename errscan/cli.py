@@ -18,13 +18,12 @@ from typing import TYPE_CHECKING, TextIO
 import click
 
 from errscan import __version__
-from errscan.config import command_defaults
 from errscan.api.layout import INDEX
 from errscan.api.read import check_error_id, read_error
+from errscan.config import command_defaults
 from errscan.errors import EXIT_DIFFERENCES, EXIT_FAILURE, EXIT_USAGE, ErrscanError, UsageError
 from errscan.lookup import lookup as find_in_log
 from errscan.lookup.output import as_json, as_text
-from errscan.lookup.show import SHOW_FORMATS
 from errscan.model import Catalog
 from errscan.profiles.vllm import VLLM
 from errscan.request import ScanRequest
@@ -36,6 +35,7 @@ if TYPE_CHECKING:
 DEFAULT_SITE = Path("site")  # scan writes here, lookup reads here, unless told otherwise
 PROFILE = VLLM
 DIFF_FORMATS = ("text", "markdown", "json", "github", "sarif")  # what errscan.compare.formats.format_diff writes
+SHOW_FORMATS = ("text", "json", "markdown")  # what errscan.lookup.show.format_error writes
 COMMENT_CHARS = 65_000  # diff's markdown stays under it: a GitHub comment holds 65,536 characters
 
 
@@ -45,7 +45,7 @@ COMMENT_CHARS = 65_000  # diff's markdown stays under it: a GitHub comment holds
 def cli(context: click.Context) -> None:
     """Catalog the errors a Python codebase can raise, pinned to a commit.
 
-    Defaults for scan, lookup and diff (include, exclude, repo, jobs, out) can be set in
+    Defaults for scan, lookup and diff (include, exclude, repo, jobs, out, site_url) can be set in
     [tool.errscan] of pyproject.toml, in this folder or one above; options still win.
 
     \b

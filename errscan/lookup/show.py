@@ -11,11 +11,9 @@ from errscan.api.documents import ErrorDocument
 from errscan.api.layout import page_path
 from errscan.compare.formats import code_span, markdown_text
 
-SHOW_FORMATS = ("text", "json", "markdown")
-
-
 def format_error(document: ErrorDocument, fmt: str, site_prefix: str) -> str:
-    """`fmt`: one of SHOW_FORMATS; `site_prefix` leads to the error's page (`site/`)."""
+    """`fmt`: "text", "json" or "markdown" (`errscan show --format`); `site_prefix` leads to the
+    error's page (`site/`)."""
     if fmt == "json":
         return msgspec.json.format(msgspec.json.encode(document), indent=2).decode() + "\n"
     if fmt == "markdown":

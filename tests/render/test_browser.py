@@ -165,14 +165,6 @@ def test_an_error_id_finds_its_page(page, site, catalog):
     assert search_results(page)[0] == f"../errors/{expected.id}/index.html"
 
 
-def test_a_pasted_message_still_comes_before_keyword_matches(page, site, catalog):
-    expected = error_named(catalog, "GroupLookupConnector._find_group")
-    page.goto((site / "search" / "index.html").as_uri())
-    page.fill("#q", f"ValueError: {FIND_GROUP_MESSAGE}")
-    assert search_results(page)[0] == f"../errors/{expected.id}/index.html"
-    assert "exact match" in page.locator("#search-results li .score").first.inner_text()
-
-
 def test_slash_goes_to_the_search_box(page, site, catalog):
     page.goto((site / "errors" / catalog.errors[0].id / "index.html").as_uri())
     page.keyboard.press("/")
