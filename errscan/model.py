@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 3  # 2: records carry `explanation`; 3: call-graph edges carry `receiver`
 
 ErrorId = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{16}$")]  # see docs/ids.md
 
@@ -93,6 +93,38 @@ class Trigger(Record):
     related: tuple[Related, ...] = ()
 
 
+ExplanationKind = Literal["configuration", "environment", "usage", "internal", "unreachable"]
+
+
+class Fix(Record):
+    """One way to avoid an error: a setting and a value that rule its trigger out, or what to do."""
+
+    setting: str  # as the user writes it: "--mamba-cache-mode", "kv_connector_extra_config.enable_lookup"; "" when none
+    value: str | None  # as written on the command line or in JSON ("align", "1", "false"); None when not a value
+    text: str  # the whole advice, one or two sentences
+    carrier: str | None = None  # the JSON flag the setting is written in, e.g. "--kv-transfer-config"
+    others: tuple[tuple[str, str], ...] = ()  # further (setting, value) pairs the fix needs together with this one
+    part: str | None = None  # the part of an assembled message (its template) this fix is for; None: the whole
+
+
+class Example(Record):
+    """A command that reaches the error, and the same command with the first fix."""
+
+    before: str
+    after: str
+
+
+class Explanation(Record):
+    """The error in a user's terms, derived from its trigger: what it means and what to do."""
+
+    summary: str
+    kind: ExplanationKind
+    when: str | None = None  # what the engine is doing, from the entry points that reach it
+    where: str | None = None  # which process
+    fixes: tuple[Fix, ...] = ()
+    example: Example | None = None
+
+
 class ReleaseRef(Record):
     """One scanned release or git revision of a history, oldest first."""
 
@@ -149,6 +181,7 @@ class ErrorSite(ErrorHead):
     assert_test: str | None = None  # an assert's test expression (the condition that must hold)
     docstring: str | None = None  # the enclosing function's docstring
     trigger: Trigger | None = None  # filled by the analysis stage
+    explanation: Explanation | None = None  # filled by the analysis stage; see docs/explanations.md
     history: History | None = None  # filled when several releases are scanned together
 
     @property
@@ -202,13 +235,14 @@ class ScanSummary(ScanCounts, eq=False):
 
 
 class CallEdge(Record):
-    """One resolved call, at its first call site."""
+    """One resolved call, at one of its call sites."""
 
     caller: str
     callee: str
     path: str
     line: int
     resolution: str  # how the callee was found: "self", "super", "import", "constructor", ...
+    receiver: str  # what the call is made on: "self", "cls", "super", "attribute", "parameter", "local", ...
 
 
 class CallGraphDocument(Record):

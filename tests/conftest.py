@@ -42,6 +42,24 @@ def reraises(node: ast.Raise) -> bool:
     return last[:1].islower() or last[:1] == "_"
 
 
+def graph_of(*names: str):
+    """The call graph of fixture modules under fixtures/calls (`name` is `calls/<name>.py`)."""
+    from errscan.graph.calls import CallGraph
+    from errscan.graph.index import PackageIndex
+
+    results = [extract_file(source_file(FIXTURES / "calls" / f"{n}.py", f"calls/{n}.py"), catalogued=False) for n in names]
+    facts = [r.facts for r in results]
+    return CallGraph(PackageIndex(facts), {f.module: r.path for f, r in zip(facts, results)})
+
+
+def callees(graph, caller: str) -> dict[str, set[str]]:
+    """callee -> resolutions of the calls from `caller` (module-relative names, `calls.` dropped)."""
+    found: dict[str, set[str]] = {}
+    for _, callee, data in graph.graph.out_edges(f"calls.{caller}", data=True):
+        found.setdefault(callee.removeprefix("calls."), set()).update(s.resolution for s in data["sites"])
+    return found
+
+
 def extract_fixture(name: str) -> FileResult:
     return extract_file(source_file(FIXTURES / "patterns" / name, f"pkg/{name}"), catalogued=True)
 
@@ -63,6 +81,17 @@ def release_0271() -> Path:
     from errscan.sources.release import fetch_release
 
     return fetch_release("0.27.1", profile=VLLM, cache_dir=default_cache_dir())
+
+
+@pytest.fixture(scope="session")
+def catalog_0271(release_0271):
+    """The default-scope scan of vLLM 0.27.1, shared by the integration tests."""
+    from errscan.profiles.vllm import VLLM
+    from errscan.runtime.runner import ScanOptions, scan
+    from errscan.scope import Scope
+    from errscan.sources.folder import FolderSource
+
+    return scan(FolderSource(release_0271, VLLM), ScanOptions(repo=VLLM.repo, scope=Scope(VLLM.default_include)))
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,7 @@ import pytest
 
 import errscan
 from conftest import FIXTURES, run_cli
+from errscan.model import SCHEMA_VERSION
 
 MINIREPO = FIXTURES / "minirepo"
 
@@ -24,7 +25,7 @@ def test_scan_writes_api_and_pages(tmp_path):
     assert done.stdout.count("\n") == 1 and "catalogued 2 files: 2 raises, 1 asserts" in done.stdout
     index = json.loads((out / "api" / "index.json").read_text())
     assert {k: index[k] for k in ("schema_version", "repo", "commit", "version")} == {
-        "schema_version": 1, "repo": "vllm-project/vllm", "commit": "abc1234def", "version": "0.0.1"}
+        "schema_version": SCHEMA_VERSION, "repo": "vllm-project/vllm", "commit": "abc1234def", "version": "0.0.1"}
     for error in index["errors"]:
         record = json.loads((out / "api" / "errors" / f"{error['id']}.json").read_text())
         assert record["url"].startswith("https://github.com/vllm-project/vllm/blob/abc1234def/")

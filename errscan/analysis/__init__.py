@@ -16,7 +16,9 @@ import libcst as cst
 import msgspec
 
 from errscan.analysis.chains import Reach, conjoin, reach
-from errscan.analysis.entries import Entry, find_entries, find_plugins
+from errscan.analysis.entries import Entry, find_entries, find_plugins, plugin_lookups
+from errscan.analysis.explain import Explainer
+from errscan.analysis.helpers import HelperSettings
 from errscan.analysis.knobs import KnobCatalog, flags_in_message, knobs_in
 from errscan.analysis.plain import plain_words
 from errscan.analysis.related import related_errors
@@ -42,17 +44,23 @@ def analyze(
 ) -> tuple[list[ErrorSite], AnalysisStats]:
     plugins = find_plugins(graph, profile)
     entries = find_entries(graph, profile, plugins)
+    lookups = plugin_lookups(graph, profile)
     catalog = KnobCatalog.build(graph, profile)
+    explainer = Explainer(catalog, profile)
+    helpers = HelperSettings(graph, catalog, profile)
     reads = _attribute_reads(graph)
-    per_function: dict[str, tuple[Reach, dict[str, list[str]]]] = {}  # many sites share a function
+    per_function: dict[str, tuple[Reach, dict[str, list[Source]]]] = {}  # many sites share a function
     analyzed: list[ErrorSite] = []
     for error, raw, module in sites:
         node = function_node(module.module, "" if raw.function == "<module>" else raw.function)
         if node not in per_function:
-            per_function[node] = (reach(graph, node, entries), _class_reads(graph, node, reads))
+            per_function[node] = (reach(graph, node, entries, lookups), _class_reads(graph, node, reads))
         found, settings = per_function[node]
-        trigger = _trigger(error, raw, module, found, catalog, profile, len({p.name for p in plugins}), settings)
-        analyzed.append(msgspec.structs.replace(error, trigger=trigger))
+        terms, contributions = _site_terms(raw, module)
+        trigger = _trigger(error, raw, module, terms, contributions, found, helpers, len({p.name for p in plugins}), settings)
+        with_trigger = msgspec.structs.replace(error, trigger=trigger)
+        explanation = explainer.explain(with_trigger, terms, contributions, found, _codes(settings))
+        analyzed.append(msgspec.structs.replace(with_trigger, explanation=explanation))
     related = related_errors(analyzed)
     analyzed = [msgspec.structs.replace(e, trigger=msgspec.structs.replace(e.trigger, related=related[e.id])) for e in analyzed]
     with_chain = sum(1 for e in analyzed if e.trigger.chains)
@@ -60,10 +68,8 @@ def analyze(
     return analyzed, AnalysisStats(len(entries), len(plugins), with_chain)
 
 
-def _trigger(
-    error: ErrorSite, raw: RawSite, module: ModuleFacts, found: Reach, catalog: KnobCatalog,
-    profile: Profile, plugin_count: int, settings: dict[str, list[str]],
-) -> Trigger:
+def _site_terms(raw: RawSite, module: ModuleFacts) -> tuple[Condition, list[tuple[str, str, str]]]:
+    """The site's own condition, an accumulate-then-raise's appends, and an assert's failing test."""
     terms, contributions = _accumulated(raw, module)
     if raw.kind == "assert" and raw.assert_test:
         # An assert fires when its own test fails, on top of the path that reaches it.
@@ -72,6 +78,14 @@ def _trigger(
             terms = conjoin(terms, tuple(make_term(c, {}) for c in failing))
         except SyntaxError:
             pass  # the test is kept as written in `assert_test`
+    return terms, contributions
+
+
+def _trigger(
+    error: ErrorSite, raw: RawSite, module: ModuleFacts, terms: Condition, contributions: list[tuple[str, str, str]],
+    found: Reach, helpers: HelperSettings, plugin_count: int, settings: dict[str, list[Source]],
+) -> Trigger:
+    catalog, profile = helpers.catalog, helpers.profile
     condition = render(terms)
     parts = _conjuncts(condition)
     # Guards of other errors raised earlier on the way belong to those errors: they decide
@@ -82,8 +96,9 @@ def _trigger(
     chains = tuple(_chain(c, terms) for c in found.chains)
     plugin_names = sorted({p.name for entry in found.entries for p in entry.plugins})
     knobs: list[Knob] = [Knob("connector", name, "kv_connector") for name in plugin_names]
+    scope = "" if raw.function == "<module>" else raw.function
     per_conjunct = [
-        (c, knobs_in(deep, catalog, profile) + _read_knobs(deep, settings, catalog, profile))
+        (c, knobs_in(deep, catalog, profile) + helpers.called_in(deep, module, scope) + _read_knobs(deep, settings, helpers))
         for c, deep in zip(own_parts, _align(own_parts, deep_parts))
         if not (contributions and c == own_parts[-1])
     ]
@@ -139,23 +154,41 @@ def _template(source: str) -> str:
     return TemplateBuilder(cst.Module(body=[]), lambda name: None).render(expression).text
 
 
-def _attribute_reads(graph: CallGraph) -> dict[str, dict[str, list[str]]]:
-    """class qualname -> attribute -> the codes its methods assign to `self.attribute` that may read
-    a setting."""
-    reads: dict[str, dict[str, list[str]]] = {}
+@dataclass(frozen=True)
+class Source:
+    """Code a method assigns to `self.x`, and where it is written (what its names mean)."""
+
+    code: str
+    module: ModuleFacts
+    scope: str
+
+
+def _attribute_reads(graph: CallGraph) -> dict[str, dict[str, list[Source]]]:
+    """class qualname -> attribute -> what its methods assign to `self.attribute` that may read a
+    setting: a dotted chain, a keyed call (`d.get("key", default)`), or a call of a function."""
+    reads: dict[str, dict[str, list[Source]]] = {}
     for module in graph.index.modules.values():
         for read in module.attribute_reads:
             klass = function_node(module.module, read.class_scope)
-            reads.setdefault(klass, {}).setdefault(read.attribute, []).append(read.source)
+            reads.setdefault(klass, {}).setdefault(read.attribute, []).append(Source(read.source, module, read.class_scope))
+        for typed in module.attribute_types:
+            if typed.from_call:  # `self.x = helper(...)`: the helper may read a setting
+                klass = function_node(module.module, typed.class_scope)
+                reads.setdefault(klass, {}).setdefault(typed.attribute, []).append(Source(f"{typed.type}()", module, typed.scope))
     return reads
 
 
-def _class_reads(graph: CallGraph, node: str, reads: dict[str, dict[str, list[str]]]) -> dict[str, list[str]]:
+def _codes(settings: dict[str, list[Source]]) -> dict[str, list[str]]:
+    """What `self.x` may hold, as code only: the explanation reads its settings from the code."""
+    return {attribute: [source.code for source in sources] for attribute, sources in settings.items()}
+
+
+def _class_reads(graph: CallGraph, node: str, reads: dict[str, dict[str, list[Source]]]) -> dict[str, list[Source]]:
     """What `self.x` may hold in the function `node`: reads by its class, nearest class first."""
     fact = graph.functions.get(node, (None, None))[0]
     if fact is None or fact.class_qualname is None:
         return {}
-    found: dict[str, list[str]] = {}
+    found: dict[str, list[Source]] = {}
     for klass in graph.mro(fact.class_qualname):
         for attribute, sources in reads.get(klass, {}).items():
             found.setdefault(attribute, sources)
@@ -165,13 +198,14 @@ def _class_reads(graph: CallGraph, node: str, reads: dict[str, dict[str, list[st
 _SELF_ATTRIBUTE = re.compile(r"\bself\.([A-Za-z_]\w*)\b(?!\s*\()")
 
 
-def _read_knobs(expression: str, settings: dict[str, list[str]], catalog: KnobCatalog, profile: Profile) -> list[Knob]:
+def _read_knobs(expression: str, settings: dict[str, list[Source]], helpers: HelperSettings) -> list[Knob]:
     """Knobs behind `self.x` in a guard, through the value a method of the class gave `self.x`."""
     return [
         knob
         for attribute in dict.fromkeys(_SELF_ATTRIBUTE.findall(expression))
         for source in settings.get(attribute, ())
-        for knob in knobs_in(source, catalog, profile)
+        for knob in knobs_in(source.code, helpers.catalog, helpers.profile)
+        + helpers.called_in(source.code, source.module, source.scope)
     ]
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from errscan.extract.conditions import Condition, either
-from errscan.extract.facts import ModuleFacts
+from errscan.extract.facts import FunctionFact, ModuleFacts
 from errscan.graph.calls import CallGraph, function_node
 from errscan.profiles import Profile, Registry
 
@@ -115,15 +115,33 @@ def find_entries(graph: CallGraph, profile: Profile, plugins: list[Plugin]) -> d
         if qualname.startswith(profile.plugin_package + ".") and _called_from_core(graph, profile, qualname):
             add(qualname, "core-call", None)
     for qualname, (fact, module) in sorted(graph.functions.items()):
-        if not fact.class_qualname or not module.module.startswith(profile.config_package):
-            continue
-        name = qualname.rsplit(".", 1)[1]
-        if name == "__post_init__" or any(d.endswith("validator") for d in fact.decorators):
+        if module.module.startswith(profile.config_package) and validates(fact):
             add(qualname, "config-validation", None)
     for module in graph.index.modules.values():
         if _has_main_guard(module):
             add(function_node(module.module, ""), "main", None)
     return entries
+
+
+def plugin_lookups(graph: CallGraph, profile: Profile) -> frozenset[tuple[str, str]]:
+    """Edges that call a method (or the constructor) of a plugin class looked up at run time
+    (resolution `returned-class`, into a class with one of the profile's interface bases): the
+    class looked up is the configured plugin's, so from a plugin's entry points only its own."""
+    found = set()
+    for caller, callee, sites in graph.graph.edges(data="sites"):
+        if sites[0].resolution == "returned-class" and all(s.resolution == "returned-class" for s in sites):
+            klass = graph.functions[callee][0].class_qualname
+            if klass and _interface_bases(graph, profile, klass):
+                found.add((caller, callee))
+    return frozenset(found)
+
+
+def validates(fact: FunctionFact) -> bool:
+    """A method that checks (and completes) an object once it is built: a dataclass's
+    `__post_init__`, or a `*validator`-decorated method (pydantic's `model_validator`...)."""
+    if not fact.class_qualname:
+        return False
+    return fact.qualname.endswith(".__post_init__") or any(d.endswith("validator") for d in fact.decorators)
 
 
 def _interface_bases(graph: CallGraph, profile: Profile, klass: str) -> list[str]:

@@ -5,24 +5,28 @@
   an engine-arguments dataclass has the field, its flag `--x`;
 - `<getter>("k", default)` or `<extra>["k"]` / `<extra>.get("k", d)` -> the extra-config key `k`;
 - an attribute of an environment module (`envs.VLLM_X`) or `os.environ`/`os.getenv` -> `VLLM_X`.
+A config field that its class's own validation fills when unset is no knob for a `None` test.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, field
 
+from errscan.analysis.entries import validates
 from errscan.extract.conditions import parse_expression
-from errscan.graph.calls import CallGraph
+from errscan.extract.facts import ClassFact
+from errscan.graph.calls import CallGraph, function_node
 from errscan.model import Knob
-from errscan.profiles import Profile
+from errscan.profiles import PluginSettings, Profile
 
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
 
-def flag_name(field: str) -> str:
-    return "--" + field.replace("_", "-")
+def flag_name(name: str) -> str:
+    return "--" + name.replace("_", "-")
 
 
 @dataclass(frozen=True)
@@ -34,26 +38,44 @@ class KnobCatalog:
     flags: dict[str, str]  # `--flag` -> "Class.field" it sets ("" when not a config field)
     env_modules: tuple[str, ...]
     extra_config_attribute: str
+    json_flags: dict[str, str]  # config class short name -> the `--flag` that takes it as JSON
+    plugin_settings: tuple[PluginSettings, ...] = ()
+    defaults: dict[str, str] = field(default_factory=dict)  # "Class.field" -> its constant default's source
+    # "Class.field" of config fields the class's own validation fills when they are left unset
+    # (`if self.engine_id is None: self.engine_id = ...`): a `None` test of one decides nothing.
+    filled: frozenset[str] = frozenset()
+    # (expression, arguments) -> its knobs: chains of one error share most of their conditions
+    known: dict[tuple[str, bool], tuple[Knob, ...]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def build(cls, graph: CallGraph, profile: Profile) -> "KnobCatalog":
         classes = {q: fact for q, (fact, _) in graph.index.classes.items()}
         config = {q: f for q, f in classes.items() if profile.config_package and q.startswith(profile.config_package + ".")}
         fields = {q.rsplit(".", 1)[1]: frozenset(x.name for x in f.fields) for q, f in config.items()}
+        defaults = {
+            f"{q.rsplit('.', 1)[1]}.{x.name}": x.literal for q, f in config.items() for x in f.fields if x.literal is not None
+        }
         attributes: dict[str, str] = {}
         for qualname, fact in config.items():
             if qualname.rsplit(".", 1)[1] == profile.root_config:
-                for field in fact.fields:
-                    if field.annotation and field.annotation.rsplit(".", 1)[-1] in fields:
-                        attributes[field.name] = field.annotation.rsplit(".", 1)[-1]
+                for declared in fact.fields:
+                    if declared.annotation and declared.annotation.rsplit(".", 1)[-1] in fields:
+                        attributes[declared.name] = declared.annotation.rsplit(".", 1)[-1]
         flags: dict[str, str] = {}
+        json_flags: dict[str, str] = {}
         for qualname, fact in sorted(classes.items()):
             if qualname.rsplit(".", 1)[1] not in profile.cli_args_classes:
                 continue
-            for field in fact.fields:
-                sets = field.default if field.default and field.default.split(".")[0] in fields else ""
-                flags.setdefault(flag_name(field.name), sets)
-        return cls(attributes, fields, flags, profile.env_modules, profile.extra_config_attribute)
+            for declared in fact.fields:
+                sets = declared.default if declared.default and declared.default.split(".")[0] in fields else ""
+                flags.setdefault(flag_name(declared.name), sets)
+                # `kv_transfer_config: KVTransferConfig`: the flag takes that config as JSON.
+                if declared.annotation in fields:
+                    json_flags.setdefault(declared.annotation, flag_name(declared.name))
+        return cls(
+            attributes, fields, flags, profile.env_modules, profile.extra_config_attribute, json_flags,
+            profile.plugin_settings, defaults, _filled(graph, config),
+        )
 
     def flag_for(self, config_class: str, field: str) -> str | None:
         wanted = f"{config_class}.{field}"
@@ -64,21 +86,152 @@ class KnobCatalog:
         return candidate if candidate in self.flags and not self.flags[candidate] else None
 
 
-def knobs_in(expression: str, catalog: KnobCatalog, profile: Profile) -> list[Knob]:
-    """Knobs read by one expression (Python syntax; pseudo-terms are skipped)."""
+def _filled(graph: CallGraph, config: dict[str, ClassFact]) -> frozenset[str]:
+    """Config fields that a config class's validation sets when they are unset: `self.f = ...`
+    under `self.f is None` (or `not self.f`) in its `__post_init__` or a validator."""
+    found = set()
+    for module in graph.index.modules.values():
+        for default in module.attribute_defaults:
+            fact = graph.functions.get(function_node(module.module, default.scope), (None, None))[0]
+            if fact is None or fact.class_qualname not in config or not validates(fact):
+                continue
+            if _tests_unset(parse_expression(default.test), f"self.{default.attribute}"):
+                found.add(f"{fact.class_qualname.rsplit('.', 1)[1]}.{default.attribute}")
+    return frozenset(found)
+
+
+def _tests_unset(test: ast.expr | None, attribute: str) -> bool:
+    """`x is None`, `x == None`, `not x` for the dotted `attribute` x."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return ast.unparse(test.operand) == attribute
+    return isinstance(test, ast.Compare) and _none_test(test) and ast.unparse(test.left) == attribute
+
+
+def _none_test(node: ast.Compare) -> bool:
+    """`x is None`, `x is not None`, `x == None`, `x != None`."""
+    other = node.comparators[0]
+    return (len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))
+            and isinstance(other, ast.Constant) and other.value is None)
+
+
+def knobs_in(expression: str, catalog: KnobCatalog, profile: Profile, arguments: bool = True) -> list[Knob]:
+    """Knobs read by one expression (Python syntax; pseudo-terms are skipped). With `arguments`
+    false, what is only passed to a call (`f(cfg.x)`) is not read: whether it decides anything is
+    the callee's business."""
+    found = catalog.known.get((expression, arguments))
+    if found is None:
+        found = catalog.known[(expression, arguments)] = tuple(_knobs_in(expression, catalog, profile, arguments))
+    return list(found)
+
+
+def _knobs_in(expression: str, catalog: KnobCatalog, profile: Profile, arguments: bool) -> list[Knob]:
     tree = parse_expression(expression)
     if tree is None:
         return []
     found: list[Knob] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute):
-            found.extend(_config_knobs(node, catalog))
-            found.extend(_env_attribute(node, catalog))
-        elif isinstance(node, ast.Call):
-            found.extend(_call_knobs(node, profile))
-        elif isinstance(node, ast.Subscript):
-            found.extend(_subscript_knobs(node, profile))
+    none_tested: set[int] = set()  # the compared sides of `x is None`-like tests
+    queue = deque([tree])
+    while queue:  # breadth-first: a comparison before its operands
+        node = queue.popleft()
+        if isinstance(node, ast.Compare) and _none_test(node):
+            none_tested.add(id(node.left))
+        else:
+            found.extend(knobs_at(node, catalog, profile, id(node) in none_tested))
+        if isinstance(node, ast.Call) and not arguments:
+            queue.append(node.func)
+            continue
+        queue.extend(ast.iter_child_nodes(node))
     return found
+
+
+def knobs_at(node: ast.AST, catalog: KnobCatalog, profile: Profile, none_tested: bool = False) -> list[Knob]:
+    """The knobs that this very node reads (not its parts): a config field with its flag, an
+    extra-config key or an environment variable. `none_tested`: the node is the side of an
+    `x is None`-like test (a field its class fills when unset is no knob there)."""
+    if isinstance(node, ast.Attribute):
+        return _config_knobs(node, catalog, none_tested) + _env_attribute(node, catalog) + _plugin_knobs(node, catalog)
+    if isinstance(node, ast.Call):
+        return _call_knobs(node, profile)
+    if isinstance(node, ast.Subscript):
+        return _subscript_knobs(node, profile)
+    return []
+
+
+def _plugin_knobs(node: ast.Attribute, catalog: KnobCatalog) -> list[Knob]:
+    code = ast.unparse(node)
+    for plugin in catalog.plugin_settings:
+        found = re.fullmatch(plugin.pattern, code)
+        if found:
+            return [Knob("plugin_config", found.group(1), plugin.package)]
+    return []
+
+
+def default_of(knob: Knob, catalog: KnobCatalog) -> str | None:
+    """The constant a config field (or the flag that sets it) has when the user gives none."""
+    if knob.kind == "config_field":
+        return catalog.defaults.get(knob.name)
+    if knob.kind == "cli_flag" and knob.detail.startswith("sets "):
+        return catalog.defaults.get(knob.detail[len("sets "):])
+    if knob.detail.startswith("default "):
+        return knob.detail[len("default "):]
+    return None
+
+
+def json_path(knob: Knob, catalog: KnobCatalog) -> tuple[str, ...]:
+    """Where a setting sits in its JSON flag's document: `("kv_role",)`,
+    `("kv_connector_extra_config", "lmcache.use_layerwise")`; () when it is not written in one."""
+    if knob.kind == "config_field" and knob.name.split(".", 1)[0] in catalog.json_flags:
+        return (knob.name.split(".", 1)[1],)
+    if knob.kind == "extra_config":
+        return (catalog.extra_config_attribute, knob.name)
+    plugin = _plugin(knob, catalog)
+    if plugin is not None and plugin.extra_prefix:
+        return (catalog.extra_config_attribute, plugin.extra_prefix + knob.name)
+    return ()
+
+
+def spelling(knob: Knob, catalog: KnobCatalog) -> str:
+    """The setting as a user writes it: `--flag`, `kv_role` (a field of `--kv-transfer-config`),
+    `kv_connector_extra_config.key`, `VLLM_X`."""
+    path = json_path(knob, catalog)
+    if path:
+        return ".".join(path)
+    return knob.name
+
+
+def alternatives(knob: Knob, catalog: KnobCatalog, value: str) -> tuple[str, ...]:
+    """Other ways to give a plugin package's setting `value`: its environment variable, its file."""
+    plugin = _plugin(knob, catalog)
+    if plugin is None:
+        return ()
+    found = []
+    if plugin.env_prefix:
+        found.append(f"`{plugin.env_prefix}{knob.name.upper()}={value}` in the environment")
+    if plugin.file_env:
+        found.append(f"`{knob.name}: {value}` in the {plugin.package} config file that `{plugin.file_env}` names")
+    return tuple(found)
+
+
+def _plugin(knob: Knob, catalog: KnobCatalog) -> PluginSettings | None:
+    if knob.kind != "plugin_config":
+        return None
+    return next((p for p in catalog.plugin_settings if p.package == knob.detail), None)
+
+
+def carrier(knob: Knob, catalog: KnobCatalog) -> str | None:
+    """The JSON flag a setting is written in (`--kv-transfer-config`), None for a flag of its own
+    or an environment variable."""
+    if knob.kind == "config_field":
+        return catalog.json_flags.get(knob.name.split(".", 1)[0])
+    if json_path(knob, catalog):
+        return json_flag_holding(catalog.extra_config_attribute, catalog)
+    return None
+
+
+def json_flag_holding(field: str, catalog: KnobCatalog) -> str | None:
+    """The JSON flag whose config class has `field` (`kv_connector` -> `--kv-transfer-config`)."""
+    owners = [c for c, fields in catalog.config_fields.items() if field in fields and c in catalog.json_flags]
+    return catalog.json_flags[owners[0]] if len(owners) == 1 else None
 
 
 def _chain(node: ast.expr) -> list[str]:
@@ -91,7 +244,7 @@ def _chain(node: ast.expr) -> list[str]:
     return names[::-1]
 
 
-def _config_knobs(node: ast.Attribute, catalog: KnobCatalog) -> list[Knob]:
+def _config_knobs(node: ast.Attribute, catalog: KnobCatalog, none_tested: bool) -> list[Knob]:
     names = _chain(node)
     if len(names) < 2:
         return []
@@ -99,6 +252,8 @@ def _config_knobs(node: ast.Attribute, catalog: KnobCatalog) -> list[Knob]:
     config_class = catalog.config_attributes.get(owner)
     if config_class is None or field not in catalog.config_fields.get(config_class, ()):
         return []
+    if none_tested and f"{config_class}.{field}" in catalog.filled:
+        return []  # never None once validated: the test always comes out the same
     if field == catalog.extra_config_attribute:  # its keys are the knobs, found on their own
         return []
     knobs = [Knob("config_field", f"{config_class}.{field}", ".".join(names))]

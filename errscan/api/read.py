@@ -13,7 +13,6 @@ from errscan.errors import ErrscanError, UsageError
 from errscan.model import SCHEMA_VERSION, Catalog, ErrorSite
 
 _ERROR = msgspec.json.Decoder(ErrorSite)  # an ErrorDocument's pin fields are left out
-_DOCUMENT = msgspec.json.Decoder(ErrorDocument)
 ERROR_ID = re.compile(r"[0-9a-f]{16}")  # errscan.ids.error_id
 
 
@@ -37,7 +36,7 @@ def read_site(root: Path) -> Catalog:
         fields["errors"] = errors(index.errors)
         fields["retired"] = errors(fields.pop("no_longer_raised", ()))
         return msgspec.convert(fields, Catalog, from_attributes=True)
-    except (OSError, ValueError) as exc:  # msgspec's DecodeError and ValidationError are ValueErrors
+    except (OSError, ValueError, RecursionError) as exc:  # msgspec: ValueErrors, and RecursionError for deep nesting
         raise ErrscanError(f"cannot read the site at {root}: {type(exc).__name__}: {exc}") from exc
 
 
@@ -58,7 +57,10 @@ def read_error(root: Path, error_id: str) -> ErrorDocument:
     try:
         data = msgspec.json.decode(path.read_bytes())
         if isinstance(data, dict) and "alias_of" in data:
-            path = root / error_document_path(data["alias_of"])
+            target = data["alias_of"]
+            if not isinstance(target, str) or not ERROR_ID.fullmatch(target):  # it names a file too
+                raise ValueError(f"alias_of is not an error id: {target!r}")
+            path = root / error_document_path(target)
             data = msgspec.json.decode(path.read_bytes())
         schema = data.get("schema_version") if isinstance(data, dict) else None
         if schema != SCHEMA_VERSION:
@@ -68,5 +70,5 @@ def read_error(root: Path, error_id: str) -> ErrorDocument:
         raise ErrscanError(
             f"no error {error_id} in the site at {root}; find one by its message: errscan lookup 'ValueError: ...'"
         ) from None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise ErrscanError(f"cannot read {path}: {type(exc).__name__}: {exc}") from exc

@@ -3,6 +3,7 @@ or CI annotations (errscan.compare.annotations)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Collection, Mapping
 
@@ -10,6 +11,7 @@ from errscan.api.write import dump_json
 from errscan.compare.annotations import github_commands, sarif_log
 from errscan.compare.changes import headline, knob_changes, split_changes
 from errscan.model import Catalog, CatalogDiff, ErrorChange, ErrorRef, FieldChange, WordDiff
+from errscan.terminal import printable
 
 _MESSAGE_WIDTH = 100
 _ANSI = {"added": "32", "removed": "31", "changed": "33", "insert": "32", "delete": "31", "dim": "2"}
@@ -36,18 +38,23 @@ def format_diff(
     max_chars: int | None = None,
     gates: Collection[str] = (),
 ) -> str:
-    """`fmt`: text, markdown, json, github or sarif (`errscan diff --format`). text is in color if asked; markdown links where `links` know
-    and stops before `max_chars` with a note of what it left out; github and sarif make the kinds in
-    `gates` (what `--fail-on` names) errors, the rest notes."""
+    """`fmt`: text, markdown, json, github or sarif (`errscan diff --format`). text is in color if
+    asked; markdown links where `links` know and stops before `max_chars` with a note of what it
+    left out; github and sarif make the kinds in `gates` (what `--fail-on` names) errors, the rest
+    notes.
+
+    Text, markdown and github have the scanned text's control characters escaped
+    (`errscan.terminal`); colors are put in after, as marks that escaping leaves alone."""
     if fmt == "json":
         return dump_json(diff)
     if fmt == "markdown":
-        return _markdown(diff, links, max_chars)
+        return printable(_markdown(diff, links, max_chars), lines=True)
     if fmt == "github":
-        return github_commands(diff, gates)
+        return printable(github_commands(diff, gates), lines=True)
     if fmt == "sarif":
         return sarif_log(diff, gates)
-    return _text(diff, _painter(color))
+    text = printable(_text(diff, _painter(color)), lines=True)
+    return _COLOR_MARK.sub(lambda mark: f"\033[{_ANSI.get(mark[1], '0')}m", text) if color else text
 
 
 # text
@@ -58,7 +65,10 @@ Paint = Callable[[str, str], str]
 def _painter(color: bool) -> Paint:
     if not color:
         return lambda _, text: text
-    return lambda style, text: f"\033[{_ANSI[style]}m{text}\033[0m"
+    return lambda style, text: f"\ue000{style}\ue001{text}\ue000end\ue001"
+
+
+_COLOR_MARK = re.compile("\ue000([a-z]+)\ue001")  # a style's start, or its `end`: see `_painter`
 
 
 def _text(diff: CatalogDiff, paint: Paint) -> str:

@@ -16,7 +16,7 @@ from errscan.extract.conditions import (
     unparse,
 )
 from errscan.extract.facts import (
-    AppendFact, AttributeRead, AttributeType, CallFact, ClassFact, FieldFact, FunctionFact, ModuleFacts,
+    AppendFact, AttributeDefault, AttributeRead, AttributeType, CallFact, ClassFact, FieldFact, FunctionFact, ModuleFacts,
     ReturnFact, StatementPosition,
 )
 from errscan.extract.names import ScopeStack, resolve_relative
@@ -63,11 +63,14 @@ class FactCollector:
         self.appends: list[AppendFact] = []
         self.attribute_types: list[AttributeType] = []
         self.attribute_reads: list[AttributeRead] = []
+        self.attribute_defaults: list[AttributeDefault] = []
         self.statements: list[StatementPosition] = []
         self.module_values: dict[str, str] = {}
         self.frame = _Frame("", frozenset(), frozenset(), {}, {})
         self.class_stack: list[str] = []
         self.loop_depth = 0  # `for` bodies around the statement being read
+        self.arguments: dict[ast.Call, str] = {}  # a call written as another call's argument -> `callee:key`
+        self.reads_seen: set[tuple[str, str, Condition]] = set()
 
     def collect(self, tree: ast.Module, names: tuple[frozenset[str], frozenset[str]] | None = None) -> ModuleFacts:
         """The module's facts; `names` are its `bindings` when the caller has them already."""
@@ -89,6 +92,7 @@ class FactCollector:
             appends=tuple(self.appends),
             attribute_types=tuple(self.attribute_types),
             attribute_reads=tuple(self.attribute_reads),
+            attribute_defaults=tuple(self.attribute_defaults),
             module_values=self.module_values,
         )
 
@@ -174,7 +178,17 @@ class FactCollector:
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             self.assignment(stmt)
             self.alias(stmt, terms)
+            if terms and self.class_stack:
+                self.default(stmt, terms)
         self.expressions([stmt], terms)
+
+    def default(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition) -> None:
+        """`self.x = ...` under a test of `self.x`: an `AttributeDefault`."""
+        for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                test = next((t.raw for t in terms if _mentions(t.raw, f"self.{target.attr}")), None)
+                if test is not None:
+                    self.attribute_defaults.append(AttributeDefault(self.frame.scope, target.attr, test))
 
     def alias(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition) -> None:
         """`cls = module.Impl`: remember what a later `cls(...)` may call, and when."""
@@ -214,6 +228,25 @@ class FactCollector:
                 continue
             if kind is ast.Call:
                 self.call(node, terms)
+                root = node.func
+                while type(root) is ast.Attribute:
+                    root = root.value
+                if type(root) is ast.Name:  # `f`, `a.b.f`, `self.a.f`: the call's own fact covers it
+                    stack.extend(node.args)
+                    stack.extend(node.keywords)
+                    continue
+            elif kind is ast.Attribute:
+                # A dotted name holds no call: only its root may (`f().a.b`, `x[0].a`).
+                root = node.value
+                while type(root) is ast.Attribute:
+                    root = root.value
+                if type(root) is not ast.Name:
+                    stack.append(root)
+                elif root.id in ("self", "cls"):
+                    read = node if type(node.ctx) is ast.Load else node.value  # `self.a.b = v` reads self.a
+                    if type(read) is ast.Attribute:
+                        self.read(_self_chain(read), node.lineno, terms)
+                continue
             fields = _CHILD_FIELDS.get(kind)
             if fields is None:
                 fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _SCALAR_FIELDS)
@@ -224,8 +257,20 @@ class FactCollector:
                 else:
                     stack.append(value)
 
+    def read(self, text: str, line: int, terms: Condition) -> None:
+        """`self.a.b` read (not called): a property on the way calls its getter. Once per
+        function, text and condition."""
+        key = (self.frame.scope, text, terms)
+        if key not in self.reads_seen:
+            self.reads_seen.add(key)
+            self.calls.append(CallFact(self.frame.scope, text, line, terms, (), (), "read"))
+
     def call(self, node: ast.Call, terms: Condition) -> None:
-        for argument in [*node.args, *(k.value for k in node.keywords)]:
+        receiving = self.arguments.pop(node, None)
+        callee = _callee_text(node.func)
+        for key, argument in [*enumerate(node.args), *((k.arg, k.value) for k in node.keywords)]:
+            if callee and type(argument) is ast.Call:
+                self.arguments[argument] = f"{callee}:{key}"
             passed = dotted(argument) if isinstance(argument, (ast.Name, ast.Attribute)) else None
             head = passed.split(".")[0] if passed else None
             # A local's value is data (a function passed on is `self.run`, a module's name or an
@@ -233,13 +278,13 @@ class FactCollector:
             aliased = any(text for text, _ in self.frame.aliases.get(head, ()))  # `cb = self.run`
             if passed and (head not in self.frame.bound or aliased or (head in ("self", "cls") and "." in passed)):
                 through = tuple(self.expand(passed, ())) if aliased else ()
-                self.calls.append(CallFact(self.frame.scope, passed, node.lineno, terms, (), through, "reference"))
-        callee = _callee_text(node.func)
+                to = f"{callee}:{key}" if callee else None
+                self.calls.append(CallFact(self.frame.scope, passed, node.lineno, terms, (), through, "reference", to))
         if callee is None:
             return
         literal = tuple(a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in node.args)
         aliases = tuple(self.expand(callee, ())) if callee.split(".")[0] in self.frame.aliases else ()
-        self.calls.append(CallFact(self.frame.scope, callee, node.lineno, terms, literal, aliases))
+        self.calls.append(CallFact(self.frame.scope, callee, node.lineno, terms, literal, aliases, "call", receiving))
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == "append" and isinstance(func.value, ast.Name) and len(node.args) == 1:
             source = unparse(node.args[0])
@@ -256,13 +301,14 @@ class FactCollector:
             (a.arg, dotted(strip_optional(a.annotation)) if a.annotation is not None else None)
             for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs
         )
+        returns = strip_optional(node.returns)  # `X | None` -> X
         klass = self.class_stack[-1] if self.class_stack and self.class_stack[-1] == scope.rsplit(".", 1)[0] else None
         self.functions.append(
             FunctionFact(
                 self.qualify_scope(scope), scope, node.lineno, params,
                 tuple(d for d in (dotted(strip_call(x)) for x in node.decorator_list) if d),
                 ast.get_docstring(node), self.qualify_scope(klass) if klass else None,
-                dotted(strip_optional(node.returns)) if node.returns is not None else None,
+                dotted(returns), _class_of_type(returns),
             )
         )
         if any(isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) for d in node.decorator_list):
@@ -291,7 +337,8 @@ class FactCollector:
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
                 default = dotted(stmt.value) if stmt.value is not None else None
                 annotation = dotted(strip_optional(stmt.annotation))
-                fields.append(FieldFact(stmt.target.id, annotation, default))
+                literal = repr(stmt.value.value) if isinstance(stmt.value, ast.Constant) else None
+                fields.append(FieldFact(stmt.target.id, annotation, default, literal))
                 if annotation:
                     self.attribute_types.append(AttributeType(scope, stmt.target.id, annotation))
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -386,6 +433,37 @@ def _callee_text(func: ast.expr) -> str | None:
             return f"super().{func.attr}"
         return f"{inner}().{func.attr}" if inner else None
     return dotted(func)
+
+
+def _mentions(code: str, name: str) -> bool:
+    """Whether `code` reads the whole dotted name (`self.x` in `self.x is None`, not in `self.xs`)."""
+    start = code.find(name)
+    while start >= 0:
+        end = start + len(name)
+        before = code[start - 1] if start else " "
+        after = code[end] if end < len(code) else " "
+        if not (before.isalnum() or before in "_.") and not (after.isalnum() or after == "_"):
+            return True
+        start = code.find(name, end)
+    return False
+
+
+def _self_chain(node: ast.Attribute) -> str | None:
+    """`self.a.b` (or `cls.a.b`) as text: plain attributes of `self`/`cls`; None for anything else."""
+    names = []
+    while type(node) is ast.Attribute:
+        names.append(node.attr)
+        node = node.value
+    if type(node) is ast.Name and node.id in ("self", "cls"):
+        return ".".join([node.id, *reversed(names)])
+    return None
+
+
+def _class_of_type(node: ast.expr | None) -> str | None:
+    """`type[X]`, `typing.Type[X]`: X, dotted."""
+    if isinstance(node, ast.Subscript) and dotted(node.value) in ("type", "Type", "typing.Type"):
+        return dotted(strip_optional(node.slice))
+    return None
 
 
 def collect_facts(tree: ast.Module, module: str, is_pkg: bool) -> ModuleFacts:

@@ -17,6 +17,7 @@ class FieldFact:
     name: str
     annotation: str | None  # dotted, outer generic stripped: `list[X]` -> `list`
     default: str | None  # the default's source when it is a dotted name (`ParallelConfig.x`)
+    literal: str | None = None  # the default's source when it is a constant (`'none'`, `1`, `True`)
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class FunctionFact:
     docstring: str | None
     class_qualname: str | None  # the class it is a method of
     returns: str | None = None  # return annotation, dotted, `X | None` stripped to X
+    returns_class: str | None = None  # `-> type[X]`: X, the class (or a subclass of it) returned itself
 
 
 @dataclass(frozen=True)
@@ -52,8 +54,12 @@ class CallFact:
     # was made (None where a binding is not a plain name, such as a call's result).
     aliases: tuple[tuple[str | None, Condition], ...] = ()
     # "call": a call; "reference": a function passed as a value (`Thread(target=self.run)`) or
-    # registered by a decorator call (`@app.post("/x")`), which the receiver calls later.
+    # registered by a decorator call (`@app.post("/x")`), which the receiver calls later; "read":
+    # `self.a.b` read, which calls a property's getter.
     kind: str = "call"
+    # The call this value (or this call's result) is an argument of, as `callee:position` or
+    # `callee:keyword`: `threading.Thread:target`, `loop.run_in_executor:1`, `asyncio.create_task:0`.
+    passed_to: str | None = None
 
 
 @dataclass(frozen=True)
@@ -92,6 +98,16 @@ class AttributeRead:
     source: str  # the value's code
 
 
+@dataclass(frozen=True)
+class AttributeDefault:
+    """`self.x = ...` in a method under a test of `self.x` itself (`if self.x is None: self.x =
+    str(uuid4())`): the code gives the attribute a value of its own when it has none."""
+
+    scope: str  # module-relative scope of the method
+    attribute: str
+    test: str  # the term that tests it, as written: "self.engine_id is None"
+
+
 SITE_KINDS = frozenset({"raise", "assert"})  # the statement kinds that are catalogued
 
 
@@ -121,6 +137,7 @@ class ModuleFacts:
     appends: tuple[AppendFact, ...] = ()
     attribute_types: tuple[AttributeType, ...] = ()
     attribute_reads: tuple[AttributeRead, ...] = ()
+    attribute_defaults: tuple[AttributeDefault, ...] = ()
     module_values: dict[str, str] | None = None  # module-level `X = call()` / `X = Y`: X -> source
 
     def lookup(self, scope: str) -> dict[str, str]:

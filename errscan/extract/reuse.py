@@ -18,7 +18,7 @@ from errscan.extract.conditions import Condition, Env
 from errscan.extract.facts import ModuleFacts, StatementPosition
 
 _MOVED_LISTS = ("functions", "classes", "calls", "returns", "appends", "statements")
-_KEPT_LISTS = ("attribute_types", "attribute_reads", "imports")  # no line in them: taken as they are
+_KEPT_LISTS = ("attribute_types", "attribute_reads", "attribute_defaults", "imports")  # no line in them: taken as they are
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _DEFINITION_STARTS = ("def ", "async def ", "class ", "@")
 

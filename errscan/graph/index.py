@@ -40,19 +40,25 @@ class PackageIndex:
             self._bases[qualname] = self._find_bases(qualname)
         return self._bases[qualname]
 
+    def direct_bases(self, qualname: str) -> tuple[str, ...]:
+        """The bases a class statement names, qualified, in the order written (a base outside the
+        tree keeps its qualified or written name)."""
+        entry = self.classes.get(self.canonical(qualname))
+        if entry is None:
+            return ()
+        fact, module = entry
+        lookup = module.imports.get("", {})
+        found = []
+        for written in fact.bases:
+            resolved = qualify(written, lookup, module.module, module.local_defs)
+            found.append(self.canonical(resolved) if resolved else written)
+        return tuple(found)
+
     def _find_bases(self, qualname: str) -> tuple[str, ...]:
         found: list[str] = []
         queue = [self.canonical(qualname)]
         while queue:
-            current = queue.pop(0)
-            entry = self.classes.get(current)
-            if entry is None:
-                continue
-            fact, module = entry
-            lookup = module.imports.get("", {})
-            for written in fact.bases:
-                resolved = qualify(written, lookup, module.module, module.local_defs)
-                resolved = self.canonical(resolved) if resolved else written
+            for resolved in self.direct_bases(queue.pop(0)):
                 if resolved not in found and resolved != qualname:
                     found.append(resolved)
                     queue.append(resolved)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from errscan.lookup.causes import causes
 from errscan.lookup.rank import Candidate, Finding
 from errscan.api.layout import page_path
+from errscan.terminal import printable
 
 
 def as_records(findings: list[Finding]) -> list[dict[str, Any]]:
@@ -32,6 +34,11 @@ def as_records(findings: list[Finding]) -> list[dict[str, Any]]:
                     "url": error.url,
                     "page": page_path(error),
                     "removed_since": error.removed_since,
+                    "summary": error.explanation.summary if error.explanation else None,
+                    "causes": [
+                        {"part": c.part, "shown": c.shown, "fixes": [f.text for f in c.fixes]}
+                        for c in causes(error, candidate.message or logged.message)
+                    ],
                     "input": {
                         "line": logged.line,
                         "exception": logged.exception,
@@ -47,7 +54,8 @@ def as_json(findings: list[Finding]) -> str:
 
 
 def as_text(findings: list[Finding], site_prefix: str = "") -> str:
-    """Per error: the log's line, the best match in full, then the alternatives on one line each."""
+    """Per error: the log's line, the best match in full, then the alternatives on one line each;
+    scanned text made inert for a terminal."""
     blocks: list[str] = []
     for finding in findings:
         logged = finding.logged
@@ -70,13 +78,24 @@ def as_text(findings: list[Finding], site_prefix: str = "") -> str:
         if site_prefix is not None:  # a page exists only where a site was built
             lines.append(f"  page {site_prefix}{page_path(error)}")
         lines += [f"    {field} = {_one_line(value)}" for field, value in best.bindings.items()]
+        if error.explanation:
+            lines.append(f"  what it means: {_one_line(error.explanation.summary, 400)}")
+        for cause in causes(error, best.message or logged.message):
+            if cause.part is not None:
+                lines.append(f"  cause: {_one_line(cause.shown)}")
+            lines += [f"  fix: {_one_line(_without_part(fix.text), 400)}" for fix in cause.fixes]
         for other in others:
             lines.append(
                 f"  or {other.score:.2f} {other.rule}: {other.error.exception}: "
                 f"{_one_line(other.error.message)} ({other.error.path}:{other.error.line})"
             )
         blocks.append("\n".join(lines))
-    return "\n\n".join(blocks) + "\n"
+    return printable("\n\n".join(blocks), lines=True) + "\n"
+
+
+def _without_part(text: str) -> str:
+    """A fix's advice without its `For “part”:` lead, which the cause line above already shows."""
+    return text.split("”: ", 1)[1] if text.startswith("For “") and "”: " in text else text
 
 
 def _verdict(candidate: Candidate) -> str:

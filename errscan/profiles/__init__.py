@@ -29,6 +29,45 @@ class Registry:
 
 
 @dataclass(frozen=True)
+class Phase:
+    """When and where the engine calls an entry point, for the pages' "when it happens"."""
+
+    methods: tuple[str, ...]  # entry function names (the last part of the entry's qualified name)
+    when: str  # e.g. "while a request is scheduled"
+    where: str  # which process, e.g. "the scheduler (engine core)"
+
+
+@dataclass(frozen=True)
+class Place:
+    """Which process runs some code, told by a pattern in its chain's condition or its function."""
+
+    pattern: str  # regular expression searched in a chain's condition and the raising function's name
+    where: str
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """What a piece of code in a condition means to a user: a property of the model, say."""
+
+    pattern: str  # regular expression, matched against the whole code of a condition's part
+    words: str  # a true-or-false statement ("the model uses MLA attention") or, with `noun`, a value
+    negated: str = ""  # the statement's opposite
+    noun: bool = False
+    avoid: str = ""  # what a user can do when the statement is what makes the error fire
+
+
+@dataclass(frozen=True)
+class PluginSettings:
+    """A plugin package's own configuration object, which vLLM hands settings to."""
+
+    package: str  # e.g. "LMCache"
+    pattern: str  # regular expression for code reading one setting; group 1 is the setting's name
+    extra_prefix: str = ""  # extra-config keys `<prefix><name>` set it from the program's config
+    env_prefix: str = ""  # environment variables `<PREFIX><NAME>` set it
+    file_env: str = ""  # the environment variable naming the package's own config file
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     package: str  # the top-level package folder, e.g. "vllm"
@@ -45,6 +84,15 @@ class Profile:
     env_modules: tuple[str, ...] = ()  # modules whose attributes are environment variables
     extra_config_attribute: str = ""  # a dict of free-form plugin settings
     extra_config_getters: tuple[str, ...] = ()  # methods reading it: `get_from_extra_config(k, d)`
+    phases: tuple[Phase, ...] = ()
+    places: tuple[Place, ...] = ()  # first match wins; else the phase's own `where`
+    plugin_settings: tuple[PluginSettings, ...] = ()
+    vocabulary: tuple[Phrase, ...] = ()
+    environment_exceptions: tuple[str, ...] = ()  # the project's exceptions about peers, devices, files
+    title: str = ""  # the project as users name it, e.g. "vLLM"
+    launch_command: str = ""  # how a user starts the program, e.g. "vllm serve MODEL"
+    plugin_setting: str = ""  # the JSON config field that names the plugin, e.g. "kv_connector"
+    plugin_setting_defaults: tuple[tuple[str, str], ...] = ()  # other fields an example command needs
 
     def read_version(self, text: str) -> VersionInfo:
         """Version and commit from the version module's source, read as data (never imported)."""

@@ -1,6 +1,6 @@
 """vLLM: the project errscan was built for. Everything errscan knows about vLLM in particular."""
 
-from errscan.profiles import Profile, Registry
+from errscan.profiles import Phase, Place, Phrase, PluginSettings, Profile, Registry
 
 VLLM = Profile(
     name="vllm",
@@ -21,4 +21,56 @@ VLLM = Profile(
     env_modules=("vllm.envs",),
     extra_config_attribute="kv_connector_extra_config",
     extra_config_getters=("get_from_extra_config",),
+    # What the engine is doing when it calls a connector's method (KVConnectorBase_V1's contract).
+    phases=(
+        Phase(("__init__",), "at engine start-up (when the KV connector is created)", "the scheduler and each worker"),
+        Phase(("__post_init__",), "at start-up (when vLLM validates its configuration)", "the process that parses the arguments"),
+        Phase(("register_kv_caches", "register_cross_layers_kv_cache", "set_host_xfer_buffer_ops",
+               "get_required_kvcache_layout", "_find_cache_kv_group_id"),
+              "at engine start-up (when the KV cache is allocated and registered)", "each worker"),
+        Phase(("get_num_new_matched_tokens", "update_state_after_alloc"),
+              "when the scheduler admits a request (prefix lookup and block allocation)", "the scheduler (engine core)"),
+        Phase(("build_connector_meta", "update_connector_output", "take_events"),
+              "at each scheduling step", "the scheduler (engine core)"),
+        Phase(("request_finished", "request_finished_all_groups"), "when a request finishes", "the scheduler (engine core)"),
+        Phase(("start_load_kv", "wait_for_layer_load"), "while KV is loaded for a request", "each worker"),
+        Phase(("save_kv_layer", "wait_for_save"), "while KV is saved or sent", "each worker"),
+        Phase(("get_finished", "get_block_ids_with_load_errors"), "while finished transfers are collected", "each worker"),
+        Phase(("get_kv_connector_stats", "build_kv_connector_stats", "build_prom_metrics", "aggregate", "observe", "log", "reduce"),
+              "while transfer metrics are collected or logged", "the engine's logging"),
+        Phase(("create_connector", "get_connector_class", "ensure_kv_transfer_initialized", "get_kv_transfer_group"),
+              "at engine start-up (when vLLM picks and creates the KV connector)", "the scheduler and each worker"),
+        Phase(("shutdown", "close"), "at shutdown", "each process"),
+    ),
+    # A connector is built once per role: the condition on `role` (or the class) says which.
+    places=(
+        Place(r"role != KVConnectorRole\.SCHEDULER|role == KVConnectorRole\.WORKER|\bWorker\w*\.", "each worker"),
+        Place(r"role != KVConnectorRole\.WORKER|role == KVConnectorRole\.SCHEDULER|\bScheduler\w*\.", "the scheduler (engine core)"),
+    ),
+    # Model properties as the KV cache code tests them.
+    vocabulary=(
+        Phrase(r"isinstance\(.+, CrossAttentionSpec\)", "the model has cross-attention layers (an encoder-decoder model)",
+               "the model has no cross-attention layers",
+               avoid="Use a model without cross-attention layers (a decoder-only model): this setup is not supported."),
+        Phrase(r"isinstance\(.+, MambaSpec\)", "the model has Mamba (state-space) layers", "the model has no Mamba layers"),
+        Phrase(r"isinstance\(.+, MLAAttentionSpec\)", "the model uses MLA attention", "the model does not use MLA attention"),
+        Phrase(r"isinstance\(.+, HiddenStateCacheSpec\)", "the layer caches hidden states", "the layer does not cache hidden states"),
+        Phrase(r"(self\.)?_?(use_mla|is_mla)|.*model_config\.use_mla|mla_enabled\(.*\)",
+               "the model uses MLA attention (as DeepSeek-V2/V3 do)", "the model does not use MLA attention",
+               avoid="Use a model without MLA attention: this setup is not supported."),
+        Phrase(r"(self\.)?_?(has_mamba|is_hybrid)", "the model is hybrid (has Mamba layers)", "the model is not hybrid"),
+        Phrase(r"len\(.*kv_cache_groups\)", "the number of the model's KV cache groups (a hybrid model has several)", noun=True),
+        Phrase(r".*\.kv_cache_spec\.block_size", "those layers' KV block size", noun=True),
+    ),
+    # LMCache reads its own config (a file, `LMCACHE_*` variables); the connector copies
+    # `lmcache.*` keys of kv_connector_extra_config into it (lmcache_integration/vllm_v1_adapter.py).
+    plugin_settings=(
+        PluginSettings("LMCache", r"(?:self\.)?_?lmcache_config\.([a-z_][a-z0-9_]*)", "lmcache.", "LMCACHE_", "LMCACHE_CONFIG_FILE"),
+    ),
+    environment_exceptions=("HandshakeError", "TransferError", "MoRIIOError"),
+    title="vLLM",
+    launch_command="vllm serve MODEL",
+    plugin_setting="kv_connector",
+    # KVTransferConfig refuses a connector without a role; kv_both serves either side.
+    plugin_setting_defaults=(("kv_role", "kv_both"),),
 )

@@ -12,7 +12,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from errscan.analysis.plain import condition_words, plain_words
+from errscan.analysis.plain import plain_words
 from errscan.api.documents import error_document, pin_of
 from errscan.api.layout import error_document_path, page_path, slug
 from errscan.api.write import dump_json
@@ -20,7 +20,7 @@ from errscan.compare.changes import knob_changes
 from errscan.errors import ErrscanError
 from errscan.match import split_template
 from errscan.model import Catalog, ErrorSite
-from errscan.render import browse, explain
+from errscan.render import browse, checks
 from errscan.compare.pages import write_history_files
 from errscan.stages import github_url
 from errscan.runtime.pool import TaskLost, run_all
@@ -47,6 +47,8 @@ def environment() -> jinja2.Environment:
     env.filters["inline_code"] = inline_code
     env.filters["knob_changes"] = knob_changes
     env.filters["template_pieces"] = split_template  # literal braces shown single, placeholders marked
+    env.filters["short_name"] = short_name
+    env.filters["basename"] = lambda path: path.rsplit("/", 1)[-1]
     return env
 
 
@@ -133,7 +135,7 @@ def _write_error_chunk(chunk: range) -> int:
     for position in chunk:
         error = errors[position]
         write(root / error_document_path(error.id), dump_json(error_document(catalog, error)))
-        related = [(by_id[r.id], r.reason) for r in (error.trigger.related if error.trigger else ()) if r.id in by_id]
+        related = ranked_related(error, [(by_id[r.id], r.reason) for r in (error.trigger.related if error.trigger else ()) if r.id in by_id])
         page = error_page.render(root="../../", here=f"errors/{error.id}/", **common, **error_context(catalog, error, related))
         write(root / page_path(error), page)
     return len(chunk)
@@ -141,7 +143,7 @@ def _write_error_chunk(chunk: range) -> int:
 
 def error_context(catalog: Catalog, error: ErrorSite, related: list) -> dict[str, Any]:
     """What error.html shows beyond the record itself: words, highlighted source, checks, links."""
-    firing = explain.firing_condition(error)
+    firing = checks.firing_condition(error)
     trigger = error.trigger
     pin = pin_of(catalog, error)
     return {
@@ -149,14 +151,58 @@ def error_context(catalog: Catalog, error: ErrorSite, related: list) -> dict[str
         "pin": pin,
         "firing": firing,
         "excerpt_html": highlighted_excerpt(error),
-        "check": explain.defensive_check(error, firing) if firing else None,
-        "solutions": list(trigger.solutions) if trigger else [],
-        "trigger_words": condition_words(trigger.condition, trigger.plain) if trigger and trigger.condition else None,
+        "check": checks.defensive_check(error, firing) if firing else None,
+        # the code again only where the words do not already show it
+        "condition_code": firing.code if firing and firing.code not in firing.words.replace("`", "") else None,
         "contributions": [(c, plain_words(c.condition)) for c in trigger.contributions] if trigger else [],
         "chains": [
             (chain, [(step, github_url(catalog.repo, pin.commit, step.path, step.line)) for step in chain.steps])
             for chain in (trigger.chains if trigger else ())
         ],
         "related": related,
-        "plain_words": plain_words,
+        "settings": user_settings(trigger.knobs) if trigger else [],
+        "kind_labels": KIND_LABELS,
     }
+
+
+KIND_LABELS = {
+    "configuration": "decided by settings", "environment": "environment", "usage": "bad request or input",
+    "internal": "internal check", "unreachable": "cannot fire",
+}
+RELATED_SHOWN = 5
+
+
+def ranked_related(error: ErrorSite, related: list[tuple[ErrorSite, str]]) -> list[tuple[ErrorSite, str]]:
+    """Those a reader of this page most likely meets too first: the same connector, the same phase;
+    one of several errors with the same exception and message."""
+    connectors = set(error.connectors)
+    when = error.explanation.when if error.explanation else None
+
+    def rank(item: tuple[ErrorSite, str]) -> tuple[bool, bool]:
+        other = item[0]
+        same_phase = when is not None and other.explanation is not None and other.explanation.when == when
+        return (not connectors & set(other.connectors), not same_phase)
+
+    seen: set[tuple[str, str]] = set()
+    kept = []
+    for other, reason in related:
+        if (other.exception, other.message) not in seen:
+            seen.add((other.exception, other.message))
+            kept.append((other, reason))
+    return sorted(kept, key=rank)[:RELATED_SHOWN]
+
+
+def user_settings(knobs) -> list[str]:
+    """The settings as users know them: a config field only where no flag of its own sets it."""
+    flagged = {k.detail[len("sets "):] for k in knobs if k.kind == "cli_flag" and k.detail.startswith("sets ")}
+    return list(dict.fromkeys(
+        k.name for k in knobs if k.kind != "connector" and not (k.kind == "config_field" and k.name in flagged)
+    ))
+
+
+def short_name(qualname: str) -> str:
+    """`pkg.module.Class.method` as `Class.method`, `pkg.module.function` as `function`."""
+    parts = qualname.split(".")
+    if len(parts) >= 2 and parts[-2][:1].isupper():
+        return ".".join(parts[-2:])
+    return parts[-1]

@@ -19,7 +19,7 @@ def test_chain_through_alias_carries_extra_config_condition(by_function):
     assert [p.rsplit(".", 2)[-2:] for p in chain.path] == [
         ["PlainConnector", "__init__"], ["NativeImpl", "__init__"], ["impl", "build_engine"]]
     assert chain.condition == "vllm_config.kv_transfer_config.get_from_extra_config('use_native', False) and role != 'scheduler'"
-    assert chain.steps[0].line == 25 and chain.steps[0].path == "vllm/kv/connectors/plain.py"
+    assert chain.steps[0].line == 26 and chain.steps[0].path == "vllm/kv/connectors/plain.py"
     assert trigger.connectors == ("PlainConnector",)
     assert ("extra_config", "use_native") in knobs(by_function["build_engine"])
 
@@ -81,3 +81,26 @@ def test_guards_of_earlier_errors_stay_in_the_condition_but_decide_nothing(analy
 
 def test_a_guard_on_self_attribute_names_the_setting_the_constructor_read(by_function):
     assert ("extra_config", "strict_layout") in knobs(by_function["StrictConnector.check"])
+
+
+def test_a_config_field_its_validation_fills_is_no_knob_for_a_none_test(by_function):
+    found = knobs(by_function["StrictConnector.identify"])
+    assert ("config_field", "KVTransferConfig.kv_role") in found
+    assert ("config_field", "KVTransferConfig.engine_id") not in found
+
+
+def test_settings_read_in_helper_functions_the_condition_calls(by_function):
+    assert ("env", "VLLM_CONV_LAYOUT") in knobs(by_function["StrictConnector.transfer_mamba"])
+    found = knobs(by_function["StrictConnector.check_children"])
+    assert ("extra_config", "connectors") in found
+    assert ("config_field", "KVTransferConfig.engine_id") not in found  # only passed on
+
+
+def test_a_guard_on_self_attribute_set_from_a_helper_names_the_helpers_setting(by_function):
+    assert ("env", "VLLM_CONV_LAYOUT") in knobs(by_function["StrictConnector.transfer_conv"])
+
+
+def test_a_looked_up_plugin_class_is_the_entry_plugins_own(analysis_catalog):
+    (error,) = [e for e in analysis_catalog.errors if e.message == "ChosenUpstream needs the HND layout"]
+    assert error.trigger.connectors == ("ChosenConnector",)
+    assert not any("PlainConnector" in c.path[0] for c in error.trigger.chains)

@@ -16,7 +16,7 @@ from errscan.cli import wants_color
 from errscan.compare.changes import diff_catalogs
 from errscan.compare.formats import format_diff
 from errscan.errors import EXIT_DIFFERENCES, EXIT_USAGE
-from errscan.model import CatalogDiff
+from errscan.model import SCHEMA_VERSION, CatalogDiff
 from errscan.profiles.vllm import VLLM
 from errscan.request import Revision
 from errscan.runtime.progress import Progress
@@ -223,10 +223,10 @@ def test_sites_of_different_scopes_get_a_note_and_a_newer_schema_is_refused(repo
         "errors outside one side's scope show as added or removed\n"
     )
     index = sites[1] / "api" / "index.json"
-    index.write_text(index.read_text().replace('"schema_version": 1', '"schema_version": 999', 1))
+    index.write_text(index.read_text().replace(f"\"schema_version\": {SCHEMA_VERSION}", "\"schema_version\": 999", 1))
     done = run_cli("diff", str(sites[0]), str(sites[1]))
     assert done.returncode == EXIT_USAGE
-    assert done.stderr == f"errscan: cannot read the site at {sites[1]}: its api/ has schema version 999, this errscan reads 1; see 'errscan diff --help'\n"
+    assert done.stderr == f"errscan: cannot read the site at {sites[1]}: its api/ has schema version 999, this errscan reads {SCHEMA_VERSION}; see 'errscan diff --help'\n"
 
 
 def test_text_is_colored_for_a_terminal(repo, tmp_path):

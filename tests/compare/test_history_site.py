@@ -7,6 +7,7 @@ import json
 import pytest
 
 from conftest import build_git_history, run_cli
+from errscan.model import SCHEMA_VERSION
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +98,7 @@ def test_a_changed_id_leads_to_the_new_page(site):
     (old_id,) = renamed["aliases"]
     (new_id,) = {s["id"] for s in renamed["releases"] if s["present"]} - {old_id}
     assert index(site)["aliases"][old_id] == new_id
-    assert error_json(site, old_id) == {"schema_version": 1, "id": old_id, "alias_of": new_id}
+    assert error_json(site, old_id) == {"schema_version": SCHEMA_VERSION, "id": old_id, "alias_of": new_id}
     assert f'url=../{new_id}/index.html' in (site / "errors" / old_id / "index.html").read_text()
 
 

@@ -23,9 +23,24 @@ def test_unknown_receiver_stays_unresolved(analysis_catalog):
     assert analysis_catalog.callgraph.unresolved_calls >= 1
 
 
-def test_functions_passed_as_values_are_callbacks(analysis_catalog):
-    assert has_edge(analysis_catalog, "Worker.start", "Worker._drain", "callback")
+def test_functions_passed_as_values_are_edges(analysis_catalog):
+    assert has_edge(analysis_catalog, "Worker.start", "Worker._drain", "executor")  # `pool.submit(callback)`
 
 
 def test_a_class_passed_as_a_value_is_not_constructed(analysis_catalog):
     assert not any(e.caller.endswith("Worker.owns") for e in analysis_catalog.callgraph.edges)
+
+
+def test_each_edge_records_what_the_call_is_made_on():
+    from conftest import graph_of
+
+    document = graph_of("receivers").callgraph_document()
+    found = {(e.callee.removeprefix("calls.receivers."), e.line, e.receiver)
+             for e in document.edges if e.caller.endswith("Runner.go")}
+    assert found >= {
+        ("Runner.start", 34, "self"), ("Engine.start", 35, "attribute"), ("Engine.start", 36, "parameter"),
+        ("Engine.start", 37, "result"), ("Engine.__init__", 38, "class"), ("Engine.start", 39, "local"),
+        ("Engine.make", 40, "class"), ("helper", 41, "function"),
+    }
+    receivers = {(e.callee.rsplit(".", 1)[1], e.receiver) for e in document.edges}
+    assert {("start", "super"), ("build", "cls")} <= receivers

@@ -8,9 +8,7 @@ import pytest
 
 from conftest import reraises, run_cli
 from errscan.profiles.vllm import VLLM
-from errscan.runtime.runner import ScanOptions, scan
 from errscan.scope import Scope
-from errscan.sources.folder import FolderSource
 
 pytestmark = pytest.mark.integration
 
@@ -28,9 +26,8 @@ SEEDS = {  # (file name, line, function): template, from ../shared/seeds
 
 
 @pytest.fixture(scope="module")
-def catalog(release_0271):
-    scope = Scope(VLLM.default_include)
-    return scan(FolderSource(release_0271, VLLM), ScanOptions(repo=VLLM.repo, scope=scope))
+def catalog(catalog_0271):
+    return catalog_0271
 
 
 def ast_sites(root: Path, scope: Scope):
@@ -150,3 +147,27 @@ def test_message_flags_exist_at_this_commit(catalog):
     error = error_at(catalog, "lmcache_mp_connector.py", 78)
     flag = {k.name: k.detail for k in error.trigger.knobs if k.kind == "cli_flag"}
     assert flag["--disable-hybrid-kv-cache-manager"] == "named in the message"
+
+
+def test_dispatch_beyond_plain_calls_reaches_its_errors(catalog):
+    # a Thread subclass started at worker.py:1511 runs `run`, which reaches :558
+    error = error_at(catalog, "store/worker.py", 558)
+    assert error.trigger.connectors == ("MooncakeStoreConnector",)
+    assert any(c.path[-3].endswith("KVTransferThread.run") for c in error.trigger.chains)
+    # `self.worker` is a property: its getter raises at :114, and `.moriio_wrapper` is on its return type
+    for line in (114, 629):
+        error = error_at(catalog, "moriio/moriio_engine.py", line)
+        assert error.trigger.connectors == ("MoRIIOConnector",) and error.trigger.chains, line
+    steps = {(s.callee.rsplit(".", 1)[1], s.line) for c in error.trigger.chains for s in c.steps}
+    assert ("_write_worker_loop", 123) in steps  # threading.Thread(target=self._write_worker_loop)
+
+
+def test_every_way_into_a_function_gets_a_chain(catalog):
+    error = error_at(catalog, "mooncake/mooncake_connector.py", 106)
+    lines = [{s.line for s in c.steps} for c in error.trigger.chains]
+    assert any(273 in ls for ls in lines) and any(1326 in ls for ls in lines)  # replicated or not
+
+
+def test_settings_vllm_fills_itself_or_reads_in_helpers(catalog):
+    assert not any(k.name == "KVTransferConfig.engine_id" for e in catalog.errors for k in e.trigger.knobs)
+    assert ("env", "VLLM_SSM_CONV_STATE_LAYOUT") in knob_set(error_at(catalog, "nixl/base_worker.py", 316))

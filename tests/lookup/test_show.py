@@ -83,3 +83,12 @@ def test_a_malformed_id_is_a_usage_error(site, bad):
     done = run_cli("show", bad, "--site", str(site))
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == f"errscan: not an error id: {bad!r} (16 hex digits, as in errors/<id>/ and api/errors/<id>.json); see 'errscan show --help'\n"
+
+
+def test_an_alias_that_names_no_id_is_refused_not_followed(site, tmp_path):
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy)
+    alias = copy / "api" / "errors" / "0123456789abcdef.json"
+    alias.write_text(json.dumps({"schema_version": 1, "id": "0123456789abcdef", "alias_of": "../index"}))
+    done = run_cli("show", "0123456789abcdef", "--site", str(copy))
+    assert done.returncode == 1 and "alias_of is not an error id: '../index'" in done.stderr

@@ -91,7 +91,7 @@ def error_named(catalog: Catalog, function: str, exception: str | None = None):
     return found
 
 
-SECTIONS = ["message", "meaning", "source", "when", "solutions", "check", "related", "data"]
+SECTIONS = ["message", "summary", "fix", "source", "when", "developers", "related", "data"]
 
 
 class Page(HTMLParser):
@@ -103,11 +103,25 @@ class Page(HTMLParser):
         self.links: list[str] = []
         self.scripts: list[str] = []  # src of external scripts, "inline:<code>" for inline ones
         self.text: list[str] = []
+        self.placed: list[tuple[str | None, bool, str]] = []  # (section, shown before a click, text)
         self._in_script = False
+        self._closed = 0  # depth inside <details> not yet opened, outside their <summary>
+        self._summary = 0
         self.feed(html)
+
+    def reader_words(self) -> list[str]:
+        """Words a reader sees without clicking, outside the source excerpt and the data line."""
+        return " ".join(t for section, shown, t in self.placed if shown and section not in ("source", "data")).split()
+
+    def outside_source(self) -> str:
+        return " ".join(t for section, _, t in self.placed if section != "source")
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
+        if tag == "details" and "open" not in attrs:
+            self._closed += 1
+        if tag == "summary":
+            self._summary += 1
         if tag == "section":
             self.sections.append(attrs.get("id"))
         if tag in ("a", "link") and "href" in attrs:
@@ -122,12 +136,18 @@ class Page(HTMLParser):
     def handle_endtag(self, tag):
         if tag == "script":
             self._in_script = False
+        if tag == "details" and self._closed:
+            self._closed -= 1
+        if tag == "summary":
+            self._summary -= 1
 
     def handle_data(self, data):
         if self._in_script:
             self.scripts.append("inline:" + data)
         else:
             self.text.append(data)
+            section = self.sections[-1] if self.sections else None
+            self.placed.append((section, not self._closed or bool(self._summary), data))
 
 
 def words(html: str) -> str:

@@ -13,6 +13,8 @@ from sitebuild import SECTIONS, Page
 
 pytestmark = pytest.mark.integration
 
+KINDS = {"configuration", "environment", "usage", "internal", "unreachable"}
+
 QUERIES = [
     (
         "MooncakeStoreConnector._validate_kv_cache_config",
@@ -56,3 +58,81 @@ def test_search_url_shows_the_error_first(page, release_site, served, function, 
     page.goto(search_url(served(release_site), message))
     assert search_results(page)[0] == f"../errors/{expected}/index.html"
     screenshot(page, f"release-search-{function.rsplit('.', 1)[-1]}.png")
+
+
+SEED_PAGES = {  # the four seed errors (../shared/seeds): file name and line in 0.27.1
+    "mooncake": ("connector.py", 124), "layerwise": ("vllm_v1_adapter.py", 508),
+    "hidden-states": ("example_hidden_states_connector.py", 133), "lmcache-mp": ("lmcache_mp_connector.py", 78),
+}
+
+
+def records(site):
+    index = json.loads((site / "api" / "index.json").read_text())
+    return [json.loads((site / "api" / "errors" / f"{e['id']}.json").read_text()) for e in index["errors"]]
+
+
+def seed_record(site, name):
+    file_name, line = SEED_PAGES[name]
+    (found,) = [r for r in records(site) if r["path"].endswith("/" + file_name) and r["line"] == line]
+    return found
+
+
+def test_every_record_is_explained_and_configuration_errors_have_a_value_to_set(release_site):
+    explained = [r["explanation"] for r in records(release_site)]
+    assert all(x["summary"] and x["kind"] in KINDS for x in explained)
+    configuration = [x for x in explained if x["kind"] == "configuration"]
+    with_value = [x for x in configuration if any(f["setting"] and f["value"] for f in x["fixes"])]
+    assert len(with_value) >= 0.9 * len(configuration) and len(configuration) >= 20
+    advice = [f["text"] for x in explained for f in x["fixes"]]
+    assert not [a for a in advice if "Make sure" in a or "holds before" in a]  # no code-level advice
+
+
+def test_pages_are_short_lead_with_the_fix_and_show_a_condition_at_most_twice(release_site):
+    counts = []
+    for record in records(release_site):
+        page = Page((release_site / "errors" / record["id"] / "index.html").read_text())
+        counts.append(len(page.reader_words()))
+        text = " ".join(page.outside_source().split())
+        condition = (record.get("trigger") or {}).get("condition")
+        if condition:
+            assert text.count(" ".join(condition.split())) <= 2, record["id"]
+        assert page.sections.index("fix") < page.sections.index("source"), record["id"]
+    assert sorted(counts)[len(counts) // 2] <= 600
+
+
+def test_mooncake_store_page_states_what_the_seed_states_correctly(release_site):
+    record = seed_record(release_site, "mooncake")
+    fixes = {(f["setting"], f["value"]) for f in record["explanation"]["fixes"]}
+    assert ("--mamba-cache-mode", "align") in fixes  # the seed offered --block-size
+    pcp = [f for f in record["explanation"]["fixes"] if f["setting"] == "--prefill-context-parallel-size"]
+    assert [(f["value"], f["others"]) for f in pcp] == [("1", [["--decode-context-parallel-size", "1"]])]
+    assert any("without cross-attention layers" in f["text"] for f in record["explanation"]["fixes"])
+    summary = record["explanation"]["summary"]
+    assert "cross-attention layers" in summary and "Mamba" in summary and "KV cache groups" in summary
+    assert "--mamba-cache-mode align" in record["explanation"]["example"]["after"]
+
+
+def test_layerwise_page_names_use_layerwise_where_to_set_it_and_the_mla_condition(release_site):
+    explanation = seed_record(release_site, "layerwise")["explanation"]
+    (fix,) = explanation["fixes"]
+    assert (fix["setting"], fix["value"], fix["carrier"]) == (
+        "kv_connector_extra_config.lmcache.use_layerwise", "false", "--kv-transfer-config")
+    assert "LMCACHE_USE_LAYERWISE=false" in fix["text"] and "LMCACHE_CONFIG_FILE" in fix["text"]
+    assert "the model uses MLA attention" in explanation["summary"] and explanation["kind"] == "configuration"
+
+
+def test_lmcache_mp_page_gives_the_flag_the_message_asks_for(release_site):
+    explanation = seed_record(release_site, "lmcache-mp")["explanation"]
+    assert ("--disable-hybrid-kv-cache-manager", "true") in {(f["setting"], f["value"]) for f in explanation["fixes"]}
+    assert explanation["where"] == "the scheduler (engine core)"
+
+
+def test_first_screens_of_the_seed_pages(page, release_site):
+    """The title, message, summary and fix box are on the first screen (1280x800)."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    for name in SEED_PAGES:
+        record = seed_record(release_site, name)
+        page.goto((release_site / "errors" / record["id"] / "index.html").as_uri())
+        fix_top = page.locator("#fix h2").bounding_box()["y"]
+        assert fix_top < 800, name
+        screenshot(page, f"seed-{name}.png")

@@ -1,0 +1,406 @@
+"""Explanations: each error in its user's terms, with the settings and values that avoid it.
+
+Everything comes from the trigger the analysis derived: the ways the error fires (its own
+condition, or each guarded `append` of an accumulate-then-raise), the settings those read, the
+checks earlier on the same path, and the entry points that reach it. A fix is a setting and a value
+that the solver proves rules a way out (whatever the rest of the program does) without failing an
+earlier check on the same path; a setting the code's own message names as the cause counts too.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+from dataclasses import dataclass
+
+from errscan.analysis.chains import Reach
+from errscan.analysis.knobs import (
+    KnobCatalog, carrier, default_of, flags_in_message, json_flag_holding, json_path, knobs_at, spelling,
+)
+from errscan.analysis.commands import Setting, action, candidates, command, failing_values, written
+from errscan.analysis.solver import Value, rules_out, satisfiable
+from errscan.analysis.wording import phrase_for, user_words
+from errscan.extract.conditions import Condition, parse_expression, render
+from errscan.model import ErrorSite, Example, Explanation, Fix
+from errscan.profiles import Profile
+
+_ENVIRONMENT = frozenset({
+    "ImportError", "ModuleNotFoundError", "OSError", "FileNotFoundError", "PermissionError", "ConnectionError",
+    "ConnectionRefusedError", "ConnectionResetError", "TimeoutError", "BrokenPipeError",
+})
+_KNOB_ORDER = {"cli_flag": 0, "extra_config": 1, "plugin_config": 2, "env": 3, "config_field": 4}
+_STATED = re.compile(r"\b([a-z_][a-z0-9_]*) (!=|==) ('[^']*'|\d+|True|False)")  # `mode != 'align'` in a message
+MAX_COMBINATIONS = 64  # joint assignments tried for a way in with several settings
+
+
+@dataclass(frozen=True)
+class Way:
+    """One way the error fires: a condition (deep form), the settings it reads, its words."""
+
+    condition: str
+    settings: tuple[Setting, ...]
+    stated: str = ""  # a condition on a setting that the message gives as the cause
+    part: str = ""  # the part of the message this way adds (accumulate-then-raise), "" for the whole
+
+
+class Explainer:
+    """Explanations for one package's errors; built once, reused for every error."""
+
+    def __init__(self, catalog: KnobCatalog, profile: Profile):
+        self.catalog = catalog
+        self.profile = profile
+        self.phases = {method: phase for phase in profile.phases for method in phase.methods}
+        self.config_of_field: dict[str, list[str]] = {}
+        for config_class, fields in catalog.config_fields.items():
+            for field in fields:
+                self.config_of_field.setdefault(field, []).append(config_class)
+        self.attribute_of_config = {c: a for a, c in catalog.config_attributes.items()}
+
+    def explain(
+        self, error: ErrorSite, terms: Condition, contributions: list[tuple[str, str, str]], found: Reach,
+        class_settings: dict[str, list[str]],
+    ) -> Explanation:
+        own = tuple(t for t in terms if not t.other_error)
+        earlier = tuple(t.deep for t in terms if t.other_error and not t.pseudo)
+        ways = self._ways(error, own, contributions, class_settings)
+        when, where = self._phase(found, error)
+        path_words, path_way = self._path_words(found, class_settings)
+        subject = _subject(error, self.profile.title or self.profile.name)
+        local = render(own, "deep")
+        if local and satisfiable(local, *earlier) is False:
+            summary = (
+                "This error cannot fire at this commit: what must hold for it contradicts itself or the "
+                "checks before it on the same path (the condition is below)."
+            )
+            return Explanation(summary, "unreachable", when, where)
+        connectors = error.trigger.connectors if error.trigger else ()
+        fixes = tuple(fix for way in ways for fix in self._fixes(way, earlier, connectors)) + self._advised(error)
+        kind = self._kind(error, own, ways, fixes)
+        summary = self._summary(error, kind, ways, fixes, subject, when, class_settings)
+        if path_words:
+            summary = f"{summary[:-1]} (this code runs only if {path_words})."
+        if kind == "internal":
+            report = _report(error, subject, self.profile.title or self.profile.name)
+            named = self._flags_in_words(error.message)
+            if named:
+                check = " and ".join(f"`{flag}`" for flag in named)
+                both = " on both instances (prefill and decode)" if _PEERS.search(error.message) else ""
+                report = f"The message is about {check}: check it{both}; if it is as the message asks, {report[0].lower()}{report[1:]}"
+            fixes = (Fix(named[0] if named else "", None, report),)
+        elif kind == "configuration" and not fixes:
+            settings = list(dict.fromkeys(s.name for way in ways for s in way.settings))
+            report = _report(error, subject, self.profile.title or self.profile.name)
+            checked = " and ".join(f"`{name}`" for name in settings)
+            fixes = (Fix(settings[0], None, (
+                f"Check {checked}: the condition below compares it with values vLLM works out itself, so no "
+                f"single value is known to avoid it; if yours looks right, {report[0].lower()}{report[1:]}"
+            )),)
+        example = self._example(error, ways, fixes, path_way) if kind == "configuration" else None
+        return Explanation(summary, kind, when, where, tuple(dict.fromkeys(fixes)), example)
+
+    # ways in and their settings
+    def _ways(
+        self, error: ErrorSite, own: Condition, contributions: list[tuple[str, str, str]],
+        class_settings: dict[str, list[str]],
+    ) -> list[Way]:
+        if not contributions:
+            condition = render(own, "deep")
+            return [self._way(condition, error.message, class_settings)] if condition else []
+        shared = render(own[:-1], "deep")
+        ways = []
+        for _, deep, text in contributions:
+            condition = f"({shared}) and ({deep})" if shared else deep
+            ways.append(self._way(condition, text, class_settings, part=True))
+        return ways
+
+    def _way(self, condition: str, message: str, class_settings: dict[str, list[str]], part: bool = False) -> Way:
+        settings = self._settings_in(condition, class_settings)
+        stated = self._stated(message)
+        if stated is not None:
+            setting, code = stated
+            return Way(condition, tuple(dict.fromkeys((*settings, setting))), code, message if part else "")
+        return Way(condition, settings, part=message if part else "")
+
+    def _settings_in(self, condition: str, class_settings: dict[str, list[str]]) -> tuple[Setting, ...]:
+        tree = parse_expression(condition)
+        if tree is None:
+            return ()
+        found: dict[str, Setting] = {}
+        for node in ast.walk(tree):
+            setting = self.setting_at(node, class_settings)
+            if setting is not None:
+                found.setdefault(setting.code, setting)
+        return tuple(found.values())
+
+    def setting_at(self, node: ast.AST, class_settings: dict[str, list[str]]) -> Setting | None:
+        """The setting this node reads: directly, or `self.x` that a method of the class set from one."""
+        knobs = knobs_at(node, self.catalog, self.profile)
+        if not knobs and _self_attribute(node) in class_settings:
+            sources = class_settings[_self_attribute(node)]  # type: ignore[index]
+            read = {k for s in sources if (tree := parse_expression(s)) is not None for k in knobs_at(tree, self.catalog, self.profile)}
+            knobs = sorted(read, key=lambda k: k.kind) if len({k.name for k in read if k.kind != "cli_flag"}) == 1 else []
+        knobs = [k for k in knobs if k.kind in _KNOB_ORDER]
+        if not knobs:
+            return None
+        knob = min(knobs, key=lambda k: _KNOB_ORDER[k.kind])
+        written_default = default_of(knob, self.catalog)
+        default = _literal(written_default) if written_default is not None else None
+        return Setting(
+            ast.unparse(node), knob, spelling(knob, self.catalog), carrier(knob, self.catalog),
+            json_path(knob, self.catalog), default,
+        )
+
+    def _stated(self, message: str) -> tuple[Setting, str] | None:
+        """`(mamba_cache_mode != 'align')` in the message: a config field the code names as the cause."""
+        for name, op, value in _STATED.findall(message):
+            owners = self.config_of_field.get(name, [])
+            if len(owners) != 1 or owners[0] not in self.attribute_of_config:
+                continue
+            code = f"config.{self.attribute_of_config[owners[0]]}.{name}"
+            setting = self.setting_at(ast.parse(code, mode="eval").body, {})
+            if setting is not None:
+                return setting, f"{code} {op} {value}"
+        return None
+
+    # fixes
+    def _fixes(self, way: Way, earlier: tuple[str, ...], connectors: tuple[str, ...]) -> list[Fix]:
+        """The first assignment that rules the way out: one setting before several, likely values
+        (defaults, the constants it is compared with) before the usual small ones."""
+        condition = f"({way.condition}) and ({way.stated})" if way.stated else way.condition
+        for likely in (True, False):
+            choices = [[(s, v) for v in self._candidates(s, condition, likely, connectors)] for s in way.settings]
+            for setting_choices in choices:
+                for setting, value in setting_choices:
+                    if rules_out(condition, {setting.code: value}, earlier):
+                        return [self._fix(((setting, value),), way)]
+            if len(choices) > 1:
+                for combination in itertools.islice(itertools.product(*choices), MAX_COMBINATIONS):
+                    if rules_out(condition, {s.code: v for s, v in combination}, earlier):
+                        return [self._fix(combination, way)]
+        if not way.part:
+            return []  # a model property in vLLM's own branch (`if is_mla and shape != ...`) is no cause
+        phrases = [phrase_for(part, self.profile.vocabulary) for part in _positive_parts(way.condition)]
+        return [Fix("", None, _for_part(way) + p.avoid, part=way.part) for p in phrases if p is not None and p.avoid][:1]
+
+    def _candidates(self, setting: Setting, condition: str, likely: bool, connectors: tuple[str, ...]) -> list[Value]:
+        if setting.path == (self.profile.plugin_setting,) and connectors:
+            return list(connectors) if likely else []  # the plugin's own name: the ones that reach here
+        return candidates(setting, condition, likely)
+
+    def _advised(self, error: ErrorSite) -> tuple[Fix, ...]:
+        """Flags the message itself tells the user to pass, where they exist at this commit."""
+        return tuple(
+            Fix(knob.name, "true", f"Pass `{knob.name}`, as the message advises.")
+            for knob in flags_in_message(error.message, self.catalog)
+            if "stale" not in knob.detail and not knob.name.startswith("--no-")
+        )
+
+    def _flags_in_words(self, message: str) -> list[str]:
+        """Flags a message names in words: "tensor parallel size" is `--tensor-parallel-size`."""
+        words = " ".join(re.sub(r"\{[^{}]*\}", " ", message).lower().replace("_", " ").split())
+        return [
+            flag for flag in sorted(self.catalog.flags)
+            if flag.count("-") >= 4 and f" {flag[2:].replace('-', ' ')} " in f" {words} "
+        ]
+
+    def _fix(self, assignment: tuple[tuple[Setting, Value], ...], way: Way) -> Fix:
+        """One fix: each setting of the assignment with its value (all of them together)."""
+        actions = [action(setting, value, self.catalog) for setting, value in assignment]
+        text = actions[0] + "".join(f", and {a[0].lower()}{a[1:]}" for a in actions[1:])
+        if way.stated and any(setting.code in way.stated for setting, _ in assignment):
+            text += " (the message names it as the cause)"
+        (first, value), *rest = assignment
+        others = tuple((s.name, written(v, s)) for s, v in rest)
+        return Fix(first.name, written(value, first), f"{_for_part(way)}{text}.", first.carrier, others, way.part or None)
+
+    # kind, phase, words
+    def _kind(self, error: ErrorSite, own: Condition, ways: list[Way], fixes: tuple[Fix, ...]) -> str:
+        names = {error.exception.rsplit(".", 1)[-1], *(b.rsplit(".", 1)[-1] for b in error.exception_bases)}
+        if names & (_ENVIRONMENT | set(self.profile.environment_exceptions)) or any(
+            t.code.startswith("raises(") for t in own
+        ):
+            return "environment"
+        if fixes or any(_named_in(s, error) for way in ways for s in way.settings):
+            return "configuration"
+        if "HTTPException" in names:
+            return "usage"
+        return "internal"
+
+    def _phase(self, found: Reach, error: ErrorSite) -> tuple[str | None, str | None]:
+        """What the engine is doing (the entry's phase) and where (a role the chain's condition or
+        the raising class names, else the phase's own), over the chains found, nearest first."""
+        phases: list[str] = []
+        places: list[str] = []
+        for chain in found.chains:
+            phase = self.phases.get(chain.entry.node.rsplit(".", 1)[-1])
+            if phase is None:
+                continue
+            phases.append(phase.when)
+            told = f"{render(chain.condition) or ''} {error.function}."
+            places.append(next((p.where for p in self.profile.places if re.search(p.pattern, told)), phase.where))
+        if not phases:
+            return None, None
+        wheres = list(dict.fromkeys(places))
+        wheres = [w for w in wheres if not any(w != other and w in other for other in wheres)]
+        return "; or ".join(dict.fromkeys(phases)), ", ".join(wheres)
+
+    def _path_words(self, found: Reach, class_settings: dict[str, list[str]]) -> tuple[str | None, Way | None]:
+        """The settings the shortest chain needs on its way (`"use_native": true`), in words."""
+        if not found.chains:
+            return None, None
+        condition = render(found.chains[0].condition, "deep")
+        if not condition:
+            return None, None
+        way = Way(condition, self._settings_in(condition, class_settings))
+        if not way.settings:
+            return None, None
+        return self._words(way, class_settings), way
+
+    def _summary(
+        self, error: ErrorSite, kind: str, ways: list[Way], fixes: tuple[Fix, ...], subject: str, when: str | None,
+        class_settings: dict[str, list[str]],
+    ) -> str:
+        first = when.split("; or ")[0] if when else None  # the page lists every phase; one reads best here
+        timing = f" {first}" if first else ""
+        words = [self._words(way, class_settings) for way in ways]
+        if kind == "configuration":
+            if words and all(words):
+                return f"{subject} raises this{timing} if " + "; or if ".join(words) + "."  # type: ignore[arg-type]
+            named = [f"`{s.name}`" for way in ways for s in way.settings] + [f"`{f.setting}`" for f in fixes if f.setting]
+            return f"{subject} raises this{timing}; {', '.join(dict.fromkeys(named)) or 'the model'} decides whether it does."
+        if kind == "environment":
+            return f"{subject} raises this{timing} when something outside its settings fails: a package, a file, a device or the peer instance."
+        if kind == "usage":
+            return f"{subject} refuses a request with this error{timing}: the request itself is at fault."
+        known = [w for w in words if w]
+        case = f" when {'; or when '.join(known)}" if known else ""
+        return (
+            f"An internal check of {subject} fails{timing}{case}. "
+            "No setting that decides it could be traced: it points to a bug or an unsupported setup."
+        )
+
+    def _words(self, way: Way, class_settings: dict[str, list[str]]) -> str | None:
+        """The way in user terms: its `and` parts that read in those terms (the rest are the code's
+        own preconditions, shown with the condition on the page); None when no part does."""
+
+        def name(node: ast.expr) -> str | None:
+            setting = self.setting_at(node, class_settings)
+            if setting is None:
+                return None
+            return f"{setting.name}` in `{setting.carrier}" if setting.carrier else setting.name
+
+        parts = [user_words(part, name, self.profile.vocabulary) for part in _conjuncts(way.condition)]
+        if way.stated:
+            stated = user_words(way.stated, name, self.profile.vocabulary)
+            parts.append(f"(as the message says) {stated}" if stated else None)
+        said = [p for p in parts if p]
+        return " and ".join(dict.fromkeys(said)) if said else None
+
+    # example
+    def _plugin(self, connector: str | None) -> tuple[str, dict[str, str]] | None:
+        """The JSON flag naming the plugin, with the fields an example command needs."""
+        flag = json_flag_holding(self.profile.plugin_setting, self.catalog) if self.profile.plugin_setting else None
+        if connector is None or flag is None:
+            return None
+        return flag, {self.profile.plugin_setting: connector, **dict(self.profile.plugin_setting_defaults)}
+
+    def _example(self, error: ErrorSite, ways: list[Way], fixes: tuple[Fix, ...], path: Way | None) -> Example | None:
+        way = next((w for w in ways if w.settings), None)
+        if way is None or not fixes or not self.profile.launch_command:
+            return None
+        condition = f"({way.condition}) and ({way.stated})" if way.stated else way.condition
+        fixed = {f.setting: f.value for f in fixes if f.value is not None}
+        shown = [s for s in way.settings if s.name in fixed]
+        failing = failing_values(condition, shown)
+        if failing is None:
+            return None
+        connector = error.trigger.connectors[0] if error.trigger and error.trigger.connectors else None
+        # A setting whose default already fails is left out of the first command, as users do.
+        before_values = {s: None if failing[s.code] == s.default else written(failing[s.code], s) for s in shown}
+        after_values = {s: fixed[s.name] for s in shown}
+        needed = failing_values(path.condition, list(path.settings)) if path else None  # to get there at all
+        for setting in path.settings if path and needed else ():
+            if setting not in before_values and setting.code in needed and needed[setting.code] != setting.default:
+                before_values[setting] = after_values[setting] = written(needed[setting.code], setting)
+        before = command(self.profile.launch_command, before_values, self._plugin(connector))
+        after = command(self.profile.launch_command, after_values, self._plugin(connector))
+        return Example(before, after) if before != after else None
+
+
+
+def _subject(error: ErrorSite, project: str) -> str:
+    connectors = error.trigger.connectors if error.trigger else ()
+    if not connectors:
+        return project
+    if len(connectors) <= 2:
+        return " and ".join(connectors)
+    return f"{connectors[0]} (and {len(connectors) - 1} other connectors)"
+
+
+_PEERS = re.compile(r"\b(remote|local|prefill|decode)\b", re.IGNORECASE)
+_UNSUPPORTED = re.compile(r"not (yet )?supported|unsupported|does not support|only works|requires", re.IGNORECASE)
+
+
+def _report(error: ErrorSite, subject: str, project: str) -> str:
+    connectors = error.trigger.connectors if error.trigger else ()
+    named = ", ".join(connectors[:-1]) + f" and {connectors[-1]}" if len(connectors) > 1 else subject
+    owner = f"the maintainers of {named}" if connectors else f"the {project} maintainers"
+    report = f"report it to {owner} with the full message, your {project} version, the model and the command you ran."
+    if _UNSUPPORTED.search(error.message):
+        return f"The message names a setup that is not supported: change that part (the model or the settings it names); if it should work, {report}"
+    return report[0].upper() + report[1:]
+
+
+def _conjuncts(condition: str) -> list[str]:
+    tree = parse_expression(condition)
+    if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And):
+        return [ast.unparse(v) for v in tree.values]
+    return [condition]
+
+
+def _self_attribute(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return node.attr
+    return None
+
+
+def _literal(text: str) -> Value:
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return None
+    return value if isinstance(value, (bool, int, str)) else None
+
+
+def _for_part(way: Way) -> str:
+    """Which part of the message a fix is for, when the message is built from several."""
+    if not way.part:
+        return ""
+    shown = re.sub(r"\{[^{}]*\}", "…", way.part)
+    return f"For “{shown}”: "
+
+
+def _positive_parts(condition: str) -> list[str]:
+    """The `and` parts of a condition, quantifiers opened: what must hold, never what must not."""
+    found = []
+    for part in _conjuncts(condition):
+        tree = parse_expression(part)
+        while isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id == "any" and tree.args \
+                and isinstance(tree.args[0], ast.GeneratorExp):
+            tree = tree.args[0].elt
+        if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And):
+            found += [ast.unparse(v) for v in tree.values]
+        elif tree is not None:
+            found.append(ast.unparse(tree))
+    return found
+
+
+def _named_in(setting: Setting, error: ErrorSite) -> bool:
+    """Whether the message shows or names the setting: then it is what the user got wrong."""
+    last = setting.name.rsplit(".", 1)[-1].lstrip("-").replace("-", "_")
+    return last in error.message or any(last in p.expr for p in error.placeholders)
+
+
+
+

@@ -1,0 +1,94 @@
+"""Conditions in a user's terms: settings by the name the user writes, model properties in words.
+
+A condition reads in user terms when every value it tests is something a user knows: a setting
+(`--block-size`), or a piece of code the profile's vocabulary names ("the model uses MLA
+attention"). Anything else (a local variable, an internal attribute) makes the condition internal:
+`user_words` then says None rather than show code to a user.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Callable
+
+from errscan.analysis.plain import plain_words
+from errscan.extract.conditions import parse_expression
+from errscan.profiles import Phrase
+
+_PLACEHOLDER = "__u{}"
+_BUILTINS = frozenset({"len", "isinstance", "any", "all", "abs", "min", "max", "int", "str", "bool", "True", "False", "None"})
+
+Namer = Callable[[ast.expr], "str | None"]  # a node's user-facing name (a setting), or None
+
+
+def phrase_for(code: str, vocabulary: tuple[Phrase, ...]) -> Phrase | None:
+    return next((p for p in vocabulary if re.fullmatch(p.pattern, code)), None)
+
+
+def user_words(code: str, setting_name: Namer, vocabulary: tuple[Phrase, ...]) -> str | None:
+    """`code` in words with settings and vocabulary substituted; None when some value it tests
+    has no user-facing name."""
+    tree = parse_expression(code)
+    if tree is None:
+        return None
+    names: dict[str, tuple[str, Phrase | None]] = {}
+
+    def substitute(node: ast.expr) -> ast.expr:
+        text = ast.unparse(node)
+        phrase = phrase_for(text, vocabulary)
+        setting = None if phrase else setting_name(node)
+        if phrase or setting:
+            placeholder = _PLACEHOLDER.format(len(names))
+            names[placeholder] = (setting or phrase.words, phrase)  # type: ignore[union-attr]
+            return ast.Name(placeholder, ast.Load())
+        quantified = _any_over_model(node)
+        if quantified is not None:  # "for some group g, g is Mamba" reads as "the model has Mamba layers"
+            inner = substitute(quantified)
+            if not _names(inner) - set(names) - _BUILTINS:
+                return inner
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, ast.expr):
+                setattr(node, field, substitute(value))
+            elif isinstance(value, list):
+                setattr(node, field, [substitute(v) if isinstance(v, ast.expr) else v for v in value])
+        return node
+
+    rewritten = substitute(_copy(tree))
+    if _names(rewritten) - set(names) - _BUILTINS or _has_attribute(rewritten):
+        return None
+    text = plain_words(ast.unparse(rewritten))
+    for placeholder, (words, phrase) in names.items():
+        code_name = f"`{placeholder}`"
+        if phrase is not None and not phrase.noun:
+            text = text.replace(f"{code_name} is true (set, non-empty)", phrase.words)
+            text = text.replace(f"{code_name} is false or empty", phrase.negated or f"not ({phrase.words})")
+        if phrase is None:  # a setting
+            text = text.replace(f"{code_name} is true (set, non-empty)", f"`{words}` is on")
+            text = text.replace(f"{code_name} is false or empty", f"`{words}` is off or unset")
+        text = text.replace(code_name, words if phrase is not None else f"`{words}`")
+        text = text.replace(placeholder, words)
+    return None if "__u" in text else text
+
+
+def _any_over_model(node: ast.expr) -> ast.expr | None:
+    """The test of `any(<test> for <target> in <items>)`, whose loop the vocabulary words away."""
+    if (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "any"
+        and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp)
+    ):
+        return node.args[0].elt
+    return None
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _has_attribute(node: ast.AST) -> bool:
+    return any(isinstance(n, (ast.Attribute, ast.Subscript)) for n in ast.walk(node))
+
+
+def _copy(tree: ast.expr) -> ast.expr:
+    """Parsed trees are shared (see `parse_expression`): rewrite a copy."""
+    return ast.parse(ast.unparse(tree), mode="eval").body

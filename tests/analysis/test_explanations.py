@@ -1,0 +1,85 @@
+"""Explanations on a small package shaped like vLLM: summaries in user terms, fixes the solver proves."""
+
+import dataclasses
+
+import pytest
+
+from errscan.profiles.vllm import VLLM
+from errscan.runtime.runner import ScanOptions, scan
+from errscan.scope import Scope
+from errscan.sources.folder import FolderSource
+from tests.conftest import FIXTURES
+
+
+@pytest.fixture(scope="module")
+def explained():
+    profile = dataclasses.replace(VLLM, plugin_package="vllm.kv")
+    source = FolderSource(FIXTURES / "explain_pkg", profile)
+    catalog = scan(source, ScanOptions(repo="o/r", scope=Scope(("vllm/**",)), jobs=1, profile=profile))
+    return {e.message.split(":")[0]: e.explanation for e in catalog.errors}
+
+
+def fixes(explanation):
+    return [(f.setting, f.value) for f in explanation.fixes]
+
+
+def test_each_way_in_gets_its_own_fix(explained):
+    store = explained["StoreConnector does not support"]
+    assert store.kind == "configuration"
+    assert ("--mamba-cache-mode", "align") in fixes(store)  # the message names the cause
+    (both,) = [f for f in store.fixes if f.setting == "--prefill-context-parallel-size"]  # one alone cannot do it
+    assert both.value == "1" and both.others == (("--decode-context-parallel-size", "1"),)
+    assert both.text.startswith("For “PCP/DCP > 1 (pcp=…, dcp=…) with hybrid attention”: Pass")
+    assert any("without cross-attention layers" in f.text for f in store.fixes)
+    assert ("--block-size", "1") not in fixes(store)  # it cannot rule the Mamba clause out
+
+
+def test_summary_speaks_of_settings_and_the_model_not_locals(explained):
+    summary = explained["StoreConnector does not support"].summary
+    assert "the model has cross-attention layers" in summary
+    assert "`--prefill-context-parallel-size * --decode-context-parallel-size` is greater than `1`" in summary
+    assert "at engine start-up (when the KV connector is created)" in summary
+    assert "pcp" not in summary and "g_idx" not in summary and "unsupported" not in summary
+
+
+def test_example_reaches_the_error_then_applies_the_fix(explained):
+    example = explained["StoreConnector does not support"].example
+    # the default (none) already fails: the first command leaves the flag out, as a user would
+    assert "--mamba-cache-mode" not in example.before and "--mamba-cache-mode align" in example.after
+    assert '"kv_connector": "StoreConnector"' in example.before and '"kv_role": "kv_both"' in example.before
+
+
+def test_plugin_package_settings_name_every_place_to_set_them(explained):
+    layerwise = explained["layerwise MLA connector is not supported yet"]
+    (fix,) = layerwise.fixes
+    assert (fix.setting, fix.value, fix.carrier) == ("kv_connector_extra_config.lmcache.use_layerwise", "false", "--kv-transfer-config")
+    assert "LMCACHE_USE_LAYERWISE" in fix.text and "LMCACHE_CONFIG_FILE" in fix.text
+    assert "the model uses MLA attention" in layerwise.summary
+
+
+def test_a_fix_never_fails_an_earlier_check_on_the_path(explained):
+    fast = explained["the fast path cannot load KV"]
+    assert fixes(fast) == [("VLLM_FAST_PATH", "0")]  # mode=slow would avoid it, but raises "slow mode is gone"
+    assert fast.when == "while KV is loaded for a request" and fast.where == "each worker"
+
+
+def test_advice_in_the_message_is_a_fix(explained):
+    assert fixes(explained["CacheConnector needs --disable-hybrid-kv-cache-manager"]) == [("--disable-hybrid-kv-cache-manager", "true")]
+
+
+def test_an_impossible_condition_is_unreachable(explained):
+    assert explained["step out of range"].kind == "unreachable"
+
+
+def test_an_invariant_is_internal_and_says_what_to_report(explained):
+    internal = explained["Forward context must carry its layers"]
+    assert internal.kind == "internal" and "Report it" in internal.fixes[0].text
+
+
+def test_no_example_when_the_solver_cannot_name_a_value():
+    from errscan.analysis.commands import Setting, failing_values
+    from errscan.model import Knob
+
+    inside_a_call = Setting("cfg.attention.sparse", Knob("config_field", "AttentionConfig.sparse"), "sparse", None)
+    size = Setting("cfg.size", Knob("config_field", "Config.size"), "size", None)
+    assert failing_values("check(cfg.attention.sparse) and cfg.size > limit", [inside_a_call, size]) is None

@@ -1,0 +1,35 @@
+"""The SMT encoding of conditions: what it proves, and that it proves nothing it should not."""
+
+from errscan.analysis.solver import example_values, rules_out, satisfiable
+
+
+def test_contradictions_are_proved():
+    assert satisfiable("x > 1 and x < 0") is False
+    assert satisfiable("a is None and a is not None") is False
+    assert satisfiable("mode in ('a', 'b') and mode == 'c'") is False
+
+
+def test_what_is_not_modelled_stays_possible():
+    assert satisfiable("any(g.ok for g in groups) and not all(g.ok for g in groups)") is True
+    assert satisfiable("f(x) and not f(y)") is True
+
+
+def test_a_value_rules_a_condition_out_for_every_other_value():
+    condition = "len(groups) > 1 and pcp * dcp > 1"
+    assert not rules_out(condition, {"pcp": 1})  # dcp may still be 2
+    assert rules_out(condition, {"pcp": 1, "dcp": 1})
+
+
+def test_a_value_that_fails_an_earlier_check_is_no_fix():
+    assert rules_out("mode != 'slow' and fast", {"mode": "slow"})
+    assert not rules_out("mode != 'slow' and fast", {"mode": "slow"}, keep=("not mode == 'slow'",))
+
+
+def test_setting_a_value_means_it_is_set():
+    assert rules_out("name is None", {"name": "x"})
+    assert rules_out("str(cfg.get('b', 'r')).lower() not in ('rdma', 'xgmi')", {"cfg.get('b', 'r')": "rdma"})
+
+
+def test_a_model_gives_values_under_which_the_condition_holds():
+    found = example_values("pcp * dcp > 1 and pcp == 1", ("pcp", "dcp"))
+    assert found["pcp"] == 1 and found["dcp"] > 1

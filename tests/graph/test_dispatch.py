@@ -1,0 +1,90 @@
+"""Method calls on objects of a known class: along the MRO, and to overrides in its own subclasses."""
+
+from conftest import callees, graph_of
+
+
+def test_self_call_reaches_the_callers_mro_and_its_subclasses_only():
+    graph = graph_of("self_dispatch")
+    assert callees(graph, "self_dispatch.Left.work") == {
+        "self_dispatch.Base.describe": {"self"},
+        "self_dispatch.LeftChild.describe": {"override"},
+        "self_dispatch.Mixin.describe": {"override"},  # Mixed(Mixin, Left) resolves to Mixin's
+        "self_dispatch.Diamond.describe": {"override"},
+    }
+
+
+def test_a_call_on_a_base_reaches_every_subclass():
+    graph = graph_of("self_dispatch")
+    assert set(callees(graph, "self_dispatch.Base.run")) == {
+        "self_dispatch.Base.describe", "self_dispatch.LeftChild.describe", "self_dispatch.Right.describe",
+        "self_dispatch.Mixin.describe", "self_dispatch.Diamond.describe",
+    }
+
+
+def test_super_goes_to_the_next_class_of_the_c3_order():
+    graph = graph_of("self_dispatch")
+    assert graph.mro("calls.self_dispatch.Diamond") == [
+        f"calls.self_dispatch.{c}" for c in ("Diamond", "LeftChild", "Left", "Right", "Base")]
+    assert callees(graph, "self_dispatch.Diamond.describe") == {"self_dispatch.LeftChild.describe": {"super"}}
+    assert callees(graph, "self_dispatch.Left.describe_later") == {"self_dispatch.Base.describe": {"super"}}
+
+
+def test_a_typed_attribute_dispatches_to_its_class_and_subclasses():
+    graph = graph_of("self_dispatch")
+    assert callees(graph, "self_dispatch.Typed.use") == {
+        "self_dispatch.Base.describe": {"attribute"},
+        "self_dispatch.LeftChild.describe": {"override"},
+        "self_dispatch.Mixin.describe": {"override"},
+        "self_dispatch.Diamond.describe": {"override"},
+    }
+
+
+def test_a_property_read_calls_its_getter_and_has_its_return_type():
+    graph = graph_of("property_chain")
+    assert callees(graph, "property_chain.Writer.flush") == {
+        "property_chain.Writer.worker": {"property"},
+        "property_chain.Wrapper.write": {"attribute"},
+    }
+    assert graph.functions["calls.property_chain.Writer.worker"][0].returns == "Worker"  # the getter, not the setter
+
+
+def test_starting_a_thread_subclass_runs_its_run():
+    graph = graph_of("thread_subclass")
+    assert callees(graph, "thread_subclass.Owner.start_threads") == {"thread_subclass.TransferThread.run": {"thread"}}
+    assert "calls.thread_subclass.SendingThread.handle" in graph.graph["calls.thread_subclass.TransferThread.run"]
+
+
+def test_functions_handed_to_runners_get_their_own_resolution():
+    graph = graph_of("runners")
+    assert callees(graph, "runners.Service.start") == {
+        "runners.Service._serve": {"thread"}, "runners.Service._expire": {"thread"},
+        "runners.Service._flush": {"executor"},
+    }
+    assert callees(graph, "runners.Service.start_async") == {
+        "runners.Service._flush": {"executor"}, "runners.Service._listen": {"task"},
+        "runners.Service._expire": {"callback"}, "runners.Service.register": {"self"},
+    }
+    assert callees(graph, "runners.Queue.use") == {"runners.Queue.submit": {"self"}, "runners.Queue.drain": {"callback"}}
+
+
+def test_a_class_looked_up_at_run_time_is_any_class_the_lookup_may_give():
+    graph = graph_of("class_lookup")
+    assert callees(graph, "class_lookup.cache_layout") == {
+        "class_lookup.Factory.get_connector_class": {"module"},
+        "class_lookup.Connector.required_layout": {"returned-class"},
+        "class_lookup.NixlConnector.required_layout": {"returned-class"},
+    }
+    assert callees(graph, "class_lookup.Factory.create")["class_lookup.Connector.__init__"] == {"returned-class"}
+    assert callees(graph, "class_lookup.layout_of_picked") == {
+        "class_lookup.pick": {"module"},
+        "class_lookup.NixlConnector.required_layout": {"returned-class"},
+        "class_lookup.Connector.required_layout": {"returned-class"},  # PlainConnector inherits it
+    }
+    assert callees(graph, "class_lookup.hand_over") == {"class_lookup.make_backend": {"module"}}
+
+
+def test_a_plain_read_of_a_property_calls_its_getter():
+    graph = graph_of("property_chain")
+    assert callees(graph, "property_chain.Writer.describe") == {"property_chain.Writer.worker": {"property"}}
+    assert not callees(graph, "property_chain.Worker.__init__")  # `self.wrapper` is no property
+    assert callees(graph, "property_chain.Writer.hand_over") == {"property_chain.Writer.worker": {"property"}}
