@@ -13,11 +13,14 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 import click
 
 from errscan import __version__
+from errscan.api.layout import INDEX
+from errscan.api.read import check_error_id, read_error
+from errscan.config import command_defaults
 from errscan.errors import EXIT_DIFFERENCES, EXIT_FAILURE, EXIT_USAGE, ErrscanError, UsageError
 from errscan.lookup import lookup as find_in_log
 from errscan.lookup.output import as_json, as_text
@@ -32,16 +35,30 @@ if TYPE_CHECKING:
 
 DEFAULT_SITE = Path("site")  # scan writes here, lookup reads here, unless told otherwise
 PROFILE = VLLM
-DIFF_FORMATS = ("text", "markdown", "json")  # what errscan.compare.formats.format_diff writes
+DIFF_FORMATS = ("text", "markdown", "json", "github", "sarif")  # what errscan.compare.formats.format_diff writes
+SHOW_FORMATS = ("text", "json", "markdown")  # what errscan.lookup.show.format_error writes
+COMMENT_CHARS = 65_000  # diff's markdown stays under it: a GitHub comment holds 65,536 characters
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
-@click.version_option(__version__, prog_name="errscan")
+@click.version_option(__version__, "-V", "--version", prog_name="errscan")
 @click.pass_context
 def cli(context: click.Context) -> None:
-    """Catalog the errors a Python codebase can raise, pinned to a commit."""
+    """Catalog the errors a Python codebase can raise, pinned to a commit.
+
+    Defaults for scan, lookup and diff (include, exclude, repo, jobs, out, site_url) can be set in
+    [tool.errscan] of pyproject.toml, in this folder or one above; options still win.
+
+    \b
+    errscan scan --release 0.27.1                 a vLLM release into site/
+    errscan lookup "ValueError: Rank 3 ..."       which error a message or log shows
+    errscan show 0123456789abcdef                 one error, by its id
+    errscan diff vllm==0.26.0 vllm==0.27.1        what changed between two releases
+    """
     if context.invoked_subcommand is None:
         click.echo(context.get_help())
+    else:
+        context.default_map = command_defaults(Path.cwd())
 
 
 def request_options(revisions: str | None):
@@ -123,41 +140,52 @@ def scan_request(request: ScanRequest, quiet: bool) -> Catalog:
     return catalog
 
 
-@cli.command()
+@cli.command(short_help="Scan a source folder, git revisions or vLLM releases into a site.")
 @click.argument("src", required=False)
 @request_options(revisions="several")
 @click.option("--out", default=str(DEFAULT_SITE), show_default=True, type=click.Path(file_okay=False, path_type=Path), help="Folder the site is written to (replaced atomically).")
+@click.option("--site-url", metavar="URL", help="Where the site will be published (https://owner.github.io/repo/): pages name their canonical address, and a sitemap.xml lists them.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
-def scan(request: ScanRequest, out: Path, quiet: bool) -> None:
+def scan(request: ScanRequest, out: Path, site_url: str | None, quiet: bool) -> None:
     """Scan SRC (a folder, or a git repo with --commit) or --release(s) into a site at --out.
 
     Several --release or --commit values (or --releases A..B) make one site whose pages carry
     each error's history; the latest is the main content.
+
+    \b
+    errscan scan --release 0.27.1
+    errscan scan ~/vllm --commit v0.26.0 --commit HEAD
+    errscan scan --releases 0.24.0..0.27.1 --out public/
     """
+    from errscan.render.publish import site_url_option
     from errscan.render.site import check_site_target, write_site
 
+    site_url = site_url_option(site_url) if site_url is not None else None
     check_site_target(out)  # before the scan, which can take minutes
     catalog = scan_request(request, quiet)
     started = time.perf_counter()
-    write_site(catalog, out, request.jobs)
+    write_site(catalog, out, request.jobs, site_url)
     if not quiet:
         click.echo(printable(summary_line(catalog, out, write_seconds=time.perf_counter() - started)))
 
 
-@cli.command()
+@cli.command(short_help="Say which catalogued error a message, traceback or log shows.")
 @click.argument("text", required=False)
 @click.option("--site", type=click.Path(file_okay=False, path_type=Path), help="Look up in this built site (its api/ folder); default: ./site when it holds one.")
 @click.option("--src", metavar="SRC", help="Scan SRC on the fly, as `scan` does, and look up in it.")
 @request_options(revisions="one")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
 def lookup(text: str | None, site: Path | None, request: ScanRequest, output_format: str) -> None:
-    """Say which catalogued error TEXT (a message, a traceback, a log; `-` or none: stdin) shows."""
+    """Say which catalogued error TEXT (a message, a traceback, a log; `-` or none: stdin) shows.
+
+    \b
+    errscan lookup "ValueError: Rank 3 not initialized"
+    kubectl logs pod | errscan lookup --release 0.27.1
+    """
     if site is not None and (request.src or request.releases or request.commits):
         raise UsageError("--site reads a built site; give no --src, --release or --commit with it")
     if site is None and request.src is None and not request.releases:
-        if not (DEFAULT_SITE / "api" / "index.json").is_file():
-            raise UsageError("give a catalog to look up in: --site DIR, --release X.Y.Z or --src SRC")
-        site = DEFAULT_SITE  # where `errscan scan` writes by default
+        site = _default_site("give a catalog to look up in: --site DIR, --release X.Y.Z or --src SRC")
     if text in (None, "-"):
         if sys.stdin.isatty():
             raise UsageError("give TEXT, or pipe a log into standard input")
@@ -184,20 +212,51 @@ def lookup(text: str | None, site: Path | None, request: ScanRequest, output_for
     click.echo(as_json(findings) if output_format == "json" else as_text(findings, f"{site}/" if site else None), nl=False)
 
 
-@cli.command()
+@cli.command(short_help="Print one catalogued error, by its id, from a built site.")
+@click.argument("error_id", metavar="ID", callback=lambda context, param, value: check_error_id(value.lower()))
+@click.option("--site", type=click.Path(file_okay=False, path_type=Path), help="The built site to read; default: ./site when it holds one.")
+@click.option("--format", "output_format", type=click.Choice(SHOW_FORMATS), default="text", show_default=True, help="text, json (the error's api/errors/<id>.json) or markdown.")
+def show(error_id: str, site: Path | None, output_format: str) -> None:
+    """Print the catalogued error ID (16 hex digits, as in its page's address) from a built site.
+
+    \b
+    errscan show 0123456789abcdef
+    errscan show 0123456789abcdef --format markdown --site public/
+    """
+    from errscan.lookup.show import format_error
+
+    site = site if site is not None else _default_site("give the site to read: --site DIR")
+    text = format_error(read_error(site, error_id), output_format, f"{site}/")
+    click.echo(text if output_format == "json" else printable(text, lines=True), nl=False)
+
+
+def _default_site(otherwise: str) -> Path:
+    """./site, where `errscan scan` writes by default, when it holds a site."""
+    if not (DEFAULT_SITE / INDEX).is_file():
+        raise UsageError(f"{otherwise} (./site holds no built site)")
+    return DEFAULT_SITE
+
+
+@cli.command(short_help="Compare the errors of two releases, git revisions or built sites.")
 @click.argument("old")
 @click.argument("new")
 @click.option("--git", "git_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), help="OLD and NEW are revisions of this git repository.")
-@click.option("--format", "fmt", type=click.Choice(DIFF_FORMATS), default="text", show_default=True, help="text (colored on a terminal), markdown, or json.")
+@click.option("--format", "fmt", type=click.Choice(DIFF_FORMATS), default="text", show_default=True, help="text (colored on a terminal), markdown (linked, for a PR comment), json, github (workflow commands: annotations in a GitHub Actions run) or sarif (2.1.0, for code scanning).")
+@click.option("--max-chars", type=click.IntRange(min=0), default=COMMENT_CHARS, show_default=True, help="markdown: stop before this many characters with a note of what was left out (a GitHub comment holds 65,536); 0: no limit.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True, help="Color the text format: auto colors on a terminal unless NO_COLOR is set, or anywhere when FORCE_COLOR is set.")
 @click.option("--fail-on", metavar="KINDS", help=f"Exit with status {EXIT_DIFFERENCES} if any of these are found: comma-separated added, removed, changed (beyond moved lines), moved (lines alone).")
 @request_options(revisions=None)
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
-def diff(old: str, new: str, git_dir: Path | None, fmt: str, fail_on: str | None, request: ScanRequest, quiet: bool) -> None:
+def diff(old: str, new: str, git_dir: Path | None, fmt: str, max_chars: int, color: str, fail_on: str | None, request: ScanRequest, quiet: bool) -> None:
     """Compare the errors of OLD and NEW: each a site folder (or its api/index.json), vllm==X.Y.Z,
     or with --git DIR a git revision. Prints added, removed and changed errors.
+
+    \b
+    errscan diff vllm==0.26.0 vllm==0.27.1
+    errscan diff old-site/ new-site/ --format markdown --fail-on added,removed
     """
     from errscan.compare.changes import diff_catalogs, kinds_found
-    from errscan.compare.formats import format_diff
+    from errscan.compare.formats import SourceLinks, format_diff
     from errscan.compare.sides import load_sides
     from errscan.runtime.runner import ScanOptions
 
@@ -216,9 +275,25 @@ def diff(old: str, new: str, git_dir: Path | None, fmt: str, fail_on: str | None
             "errors outside one side's scope show as added or removed"
         )
     result = diff_catalogs(old_catalog, new_catalog, old_label, new_label)
-    click.echo(format_diff(result, fmt, color=fmt == "text" and sys.stdout.isatty()), nl=False)
+    colored = fmt == "text" and wants_color(color, sys.stdout)
+    output = format_diff(
+        result, fmt, color=colored, links=SourceLinks.of(old_catalog, new_catalog), max_chars=max_chars or None, gates=gates,
+    )
+    click.echo(output, nl=False, color=colored)  # click would strip the colors off a terminal
     if kinds_found(result) & gates:
         sys.exit(EXIT_DIFFERENCES)
+
+
+def wants_color(choice: str, stream: TextIO) -> bool:
+    """--color always or never as said; auto: NO_COLOR (no-color.org) turns color off, FORCE_COLOR
+    (force-color.org) on off a terminal, else color on a terminal that is not "dumb"."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return stream.isatty() and os.environ.get("TERM") != "dumb"
 
 
 def _scope_text(catalog: Catalog) -> str:
@@ -276,14 +351,14 @@ def main() -> None:
     # A terminated scan unwinds like an interrupted one, so its worker processes are stopped too.
     signal.signal(signal.SIGTERM, _terminated)
     try:
-        cli.main(standalone_mode=False)
+        cli.main(prog_name="errscan", standalone_mode=False)
     except ErrscanError as exc:
-        click.echo(printable(f"errscan: {exc}"), err=True)
+        click.echo(printable(f"errscan: {exc}") + _help_hint(exc.exit_code), err=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
-        click.echo(printable(f"errscan: {exc.format_message()}"), err=True)
+        click.echo(printable(f"errscan: {exc.format_message()}") + _help_hint(exc.exit_code), err=True)
         sys.exit(exc.exit_code)
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("errscan: interrupted", err=True)
@@ -294,6 +369,14 @@ def main() -> None:
         click.echo(printable(f"errscan: internal error: {type(exc).__name__}: {exc} (ERRSCAN_DEBUG=1 shows the traceback)"), err=True)
         sys.exit(EXIT_FAILURE)
     sys.exit(0)
+
+
+def _help_hint(exit_code: int) -> str:
+    """After a usage error, where the command's options are explained (on the same line)."""
+    if exit_code != EXIT_USAGE:
+        return ""
+    command = next((arg for arg in sys.argv[1:] if arg in cli.commands), None)
+    return f"; see 'errscan{' ' + command if command else ''} --help'"
 
 
 def _terminated(number: int, frame: object) -> None:

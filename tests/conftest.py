@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import shutil
 import subprocess
 import sys
@@ -63,10 +64,12 @@ def extract_fixture(name: str) -> FileResult:
     return extract_file(source_file(FIXTURES / "patterns" / name, f"pkg/{name}"), catalogued=True)
 
 
-def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """errscan as a user runs it, in its own process."""
+def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str | None] | None = None) -> subprocess.CompletedProcess:
+    """errscan as a user runs it, in its own process (`env`: variables set or, as None, unset)."""
+    environ = {**os.environ, **(env or {})}
     return subprocess.run(
-        [sys.executable, "-m", "errscan", *args], cwd=cwd, capture_output=True, text=True
+        [sys.executable, "-m", "errscan", *args], cwd=cwd, capture_output=True, text=True,
+        env={name: value for name, value in environ.items() if value is not None},
     )
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import errscan
 from conftest import FIXTURES, run_cli
 from errscan.model import SCHEMA_VERSION
 
@@ -128,6 +129,30 @@ def test_failed_scan_leaves_previous_site_untouched(tmp_path):
 def test_bare_command_prints_help():
     done = run_cli()
     assert done.returncode == 0 and "scan" in done.stdout and done.stderr == ""
+
+
+def test_short_version_and_complete_short_help():
+    assert run_cli("-V").stdout == run_cli("--version").stdout == f"errscan, version {errscan.__version__}\n"
+    commands = run_cli("--help").stdout.partition("Commands:")[2].strip().splitlines()
+    assert {line.split()[0] for line in commands} == {"diff", "lookup", "scan", "show"}
+    assert all(line.rstrip().endswith(".") and not line.rstrip().endswith("...") for line in commands), commands
+
+
+@pytest.mark.parametrize("args, hint", [
+    (["scan", "--bogus"], "; see 'errscan scan --help'\n"),
+    (["diff", "only-one"], "; see 'errscan diff --help'\n"),
+    (["nosuchcommand"], "; see 'errscan --help'\n"),
+    (["lookup", "--site", "s", "--src", "s", "text"], "; see 'errscan lookup --help'\n"),  # errscan's own usage error
+])
+def test_a_usage_error_is_one_line_that_points_to_the_help(args, hint):
+    done = run_cli(*args)
+    assert done.returncode == 2
+    assert done.stderr.startswith("errscan: ") and done.stderr.endswith(hint) and done.stderr.count("\n") == 1
+
+
+def test_a_failure_that_is_no_usage_error_gets_no_help_hint(tmp_path):
+    done = run_cli("scan", str(MINIREPO), "--include", "nothing/**", "--out", str(tmp_path / "s"))
+    assert done.returncode == 1 and "--help" not in done.stderr
 
 
 def test_summary_is_not_an_error_line(tmp_path):

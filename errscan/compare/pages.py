@@ -33,6 +33,7 @@ def write_history_files(catalog: Catalog, root: Path, env: jinja2.Environment, c
     for diff in catalog.changes:
         changed, moved = split_changes(diff)
         page = changes_page.render(
-            diff=diff, headline=headline(diff), changed=changed, moved=moved, root="../../", **common
+            diff=diff, headline=headline(diff), changed=changed, moved=moved, root="../../",
+            here=changes_path(diff).removesuffix("index.html"), **common,
         )
         write(root / changes_path(diff), page)

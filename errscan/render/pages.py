@@ -79,38 +79,40 @@ def write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def write_pages(catalog: Catalog, root: Path, jobs: int) -> None:
-    """Every page under `root`, and each error's JSON document beside its page."""
+def write_pages(catalog: Catalog, root: Path, jobs: int, site_url: str | None = None) -> None:
+    """Every page under `root`, and each error's JSON document beside its page. With `site_url`
+    (where the site is published), a page that is no redirect names its canonical address (`here`)."""
     env = environment()
-    common = {"catalog": catalog, "short_commit": (catalog.commit or "")[:10]}
-    _write_error_pages(catalog, root, jobs)
+    common = {"catalog": catalog, "short_commit": (catalog.commit or "")[:10], "site_url": site_url}
+    _write_error_pages(catalog, root, jobs, site_url)
     by_axis = {axis: browse.groups(catalog, axis) for axis in ("connector", "file")}
     group_page = env.get_template("group.html")
     for group in by_axis["connector"] + by_axis["file"]:
         for number in range(1, group.pages + 1):
-            page = group_page.render(root="../", group=group, number=number, **common)
+            page = group_page.render(root="../", here=f"browse/{group.page_name(number)}", group=group, number=number, **common)
             write(root / "browse" / group.page_name(number), page)
     first = sorted(catalog.errors, key=lambda e: (e.path, e.line, e.id))[:INDEX_PAGE_ROWS]
     index = env.get_template("index.html").render(
-        root="", groups=by_axis, facets=browse.facet_counts(catalog), first_rows=first, **common
+        root="", here="", groups=by_axis, facets=browse.facet_counts(catalog), first_rows=first, **common
     )
     write(root / "index.html", index)
+    write(root / "browse" / "index.html", env.get_template("browse.html").render(root="../", here="browse/", groups=by_axis, **common))
     write_history_files(catalog, root, env, common, write)
-    write(root / "search" / "index.html", env.get_template("search.html").render(root="../", **common))
+    write(root / "search" / "index.html", env.get_template("search.html").render(root="../", here="search/", **common))
 
 
 # What forked page writers read: set just before they start, so that it reaches them by fork
 # instead of being pickled to each.
-_PAGES: tuple[Catalog, Path] | None = None
+_PAGES: tuple[Catalog, Path, str | None] | None = None
 _PAGES_PER_TASK = 200
 PAGE_TIME_LIMIT = 600.0  # seconds for one task of pages: only a stuck writer comes near it
 
 
-def _write_error_pages(catalog: Catalog, root: Path, jobs: int) -> None:
+def _write_error_pages(catalog: Catalog, root: Path, jobs: int, site_url: str | None) -> None:
     global _PAGES
     count = len(catalog.errors) + len(catalog.retired)
     chunks = [range(i, min(i + _PAGES_PER_TASK, count)) for i in range(0, count, _PAGES_PER_TASK)]
-    _PAGES = (catalog, root)
+    _PAGES = (catalog, root, site_url)
     try:
         if jobs == 1 or len(chunks) < 2:
             results = [_write_error_chunk(chunk) for chunk in chunks]
@@ -125,16 +127,16 @@ def _write_error_pages(catalog: Catalog, root: Path, jobs: int) -> None:
 
 def _write_error_chunk(chunk: range) -> int:
     """The JSON record and page of each error in `chunk` (positions in errors + retired)."""
-    catalog, root = _PAGES
+    catalog, root, site_url = _PAGES
     errors = catalog.errors + catalog.retired
     by_id = catalog.by_id()
-    common = {"catalog": catalog, "short_commit": (catalog.commit or "")[:10]}
+    common = {"catalog": catalog, "short_commit": (catalog.commit or "")[:10], "site_url": site_url}
     error_page = environment().get_template("error.html")
     for position in chunk:
         error = errors[position]
         write(root / error_document_path(error.id), dump_json(error_document(catalog, error)))
         related = ranked_related(error, [(by_id[r.id], r.reason) for r in (error.trigger.related if error.trigger else ()) if r.id in by_id])
-        page = error_page.render(root="../../", **common, **error_context(catalog, error, related))
+        page = error_page.render(root="../../", here=f"errors/{error.id}/", **common, **error_context(catalog, error, related))
         write(root / page_path(error), page)
     return len(chunk)
 

@@ -23,7 +23,8 @@ from errscan.api.write import api_files, dump_json
 from errscan.errors import ErrscanError, UsageError
 from errscan.runtime.fsutil import new_folder, swap_in_folder
 from errscan.model import SCHEMA_VERSION, Catalog
-from errscan.render.pages import templates_dir, write, write_pages
+from errscan.render.pages import environment, templates_dir, write, write_pages
+from errscan.render.publish import write_publishing_files
 from errscan.render.search import index_scripts
 
 
@@ -33,15 +34,16 @@ _MARKER_LIMIT = 64 << 20  # bytes; a whole-vLLM site's marker is a few hundred K
 _UNLISTED_SITE_NAMES = frozenset({MARKER, "api", "assets", "browse", "changes", "data", "errors", "index.html", "search"})
 
 
-def write_site(catalog: Catalog, out: Path, jobs: int = 0) -> None:
+def write_site(catalog: Catalog, out: Path, jobs: int = 0, site_url: str | None = None) -> None:
     """Build the whole site beside `out`, then swap it in: a failed build leaves `out` as it was.
 
     Error pages are written by `jobs` processes (0: one per core); each page depends only on the
     catalog, so the files are the same whatever `jobs` is. When `out` is a symlink, the site is
-    written where it leads and the link stays.
+    written where it leads and the link stays. `site_url`: where the site will be published
+    (errscan.render.publish.site_url_option), for canonical links and a sitemap.
     """
     out = check_site_target(out)
-    fingerprint = build_fingerprint(catalog)
+    fingerprint = build_fingerprint(catalog, site_url)
     marker = read_marker(out)
     if marker is not None and marker.get("build") == fingerprint:
         return  # the site there was built from this very catalog, by these templates
@@ -49,7 +51,7 @@ def write_site(catalog: Catalog, out: Path, jobs: int = 0) -> None:
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         build = new_folder(out.parent, f".{out.name}.build-")
-        _write_files(catalog, build, jobs or os.cpu_count() or 1)
+        _write_files(catalog, build, jobs or os.cpu_count() or 1, site_url)
         files = sorted(p.relative_to(build).as_posix() for p in build.rglob("*") if not p.is_dir())
         document = {"build": fingerprint, "files": files, "schema_version": SCHEMA_VERSION}
         write(build / MARKER, dump_json(document))  # last: a partial build never has it
@@ -128,13 +130,14 @@ def _foreign_file(site: Path, marker: dict) -> str | None:
     return None
 
 
-def build_fingerprint(catalog: Catalog) -> str:
-    """What a site is made from: the catalog (timings aside), errscan's version and its templates.
+def build_fingerprint(catalog: Catalog, site_url: str | None = None) -> str:
+    """What a site is made from: the catalog (timings aside), errscan's version, its templates and
+    the address it is published at.
 
     The catalog is hashed as a pickle without memo (`fast`): the bytes then depend on its values
     alone, not on which objects happen to be shared, and it takes a fifth of printing it as JSON.
     """
-    digest = hashlib.sha256(__version__.encode())
+    digest = hashlib.sha256(__version__.encode() + b"\0" + (site_url or "").encode())
     unstamped = msgspec.structs.replace(catalog, summary=msgspec.structs.replace(catalog.summary, stage_seconds={}))
     pickler = pickle.Pickler(_Digesting(digest), protocol=pickle.HIGHEST_PROTOCOL)
     pickler.fast = True  # the catalog is a tree: no memo needed, and none wanted
@@ -152,11 +155,12 @@ class _Digesting:
         self.write = digest.update
 
 
-def _write_files(catalog: Catalog, root: Path, jobs: int) -> None:
+def _write_files(catalog: Catalog, root: Path, jobs: int, site_url: str | None) -> None:
     for relative, text in api_files(catalog).items():
         write(root / relative, text)
-    for name in ("style.css", "site.js"):
+    for name in ("style.css", "site.js", "minisearch.js", "page.js"):
         write(root / "assets" / name, (templates_dir() / "assets" / name).read_text("utf-8"))
     for name, text in index_scripts(catalog).items():
         write(root / "data" / name, text)
-    write_pages(catalog, root, jobs)
+    write_pages(catalog, root, jobs, site_url)
+    write_publishing_files(catalog, root, environment(), site_url, write)

@@ -198,6 +198,7 @@ function element(tag, className, text) {
 }
 
 function describe(result) {
+  if (result.keyword) return "keyword match: " + result.terms.join(", ");
   if (result.catchAll) return "its message is a single value, so any text matches";
   if (result.rule === "frame") return "the traceback's innermost frame is this raise";
   var label = { exact: "exact match", truncated: "matches the beginning (message cut short)", fuzzy: "similar words" }[result.rule];
@@ -209,6 +210,37 @@ function title(entry) { return entry.message || entry.exception; }
 
 function clip(text, size) { return text.length > size ? text.slice(0, size - 1) + "\u2026" : text; }
 
+/* ---- keyword search: MiniSearch (assets/minisearch.js) over what each entry names ---- */
+var KEYWORD_FIELDS = ["id", "exception", "message", "path", "function", "connectors"];
+
+function keywordIndex() {
+  if (!errscan.keywords) {
+    var entries = allEntries();
+    var index = new MiniSearch({
+      fields: KEYWORD_FIELDS, idField: "position",
+      extractField: function (doc, field) {
+        if (field === "position") return doc.position;
+        var value = doc.entry[field];
+        return Array.isArray(value) ? value.join(" ") : String(value || "");
+      },
+      searchOptions: { prefix: true, fuzzy: 0.2, combineWith: "AND", boost: { id: 3, exception: 2, path: 1.5, connectors: 1.5 } }
+    });
+    index.addAll(entries.map(function (entry, position) { return { position: position, entry: entry }; }));
+    errscan.keywords = { index: index, entries: entries };
+  }
+  return errscan.keywords;
+}
+
+/* Errors whose id, exception, message, file, function or connectors hold every word typed (by
+   prefix, a typo allowed): what a pasted message does not find ("nixl", "HandshakeError", an id). */
+function keywordMatches(text) {
+  if (typeof MiniSearch === "undefined" || text.length > 200) return [];
+  var k = keywordIndex();
+  return k.index.search(text).map(function (hit) {
+    return { entry: k.entries[hit.id], keyword: true, terms: hit.terms, score: hit.score };
+  });
+}
+
 /* ---- search page ---- */
 function errscanSearch(root) {
   var box = document.getElementById("q"), status = document.getElementById("search-status");
@@ -217,13 +249,20 @@ function errscanSearch(root) {
   function show(text) {
     list.textContent = "";
     if (!text.trim()) { status.textContent = "Type or paste a message."; return; }
-    var results = rank(text, allEntries());
-    var count = function (test) { return results.filter(test).length; };
+    var ranked = rank(text, allEntries());
+    var count = function (test) { return ranked.filter(test).length; };
     var loose = count(function (r) { return r.catchAll; });
     var exact = count(function (r) { return r.rule === "exact"; }) - loose, cut = count(function (r) { return r.rule === "truncated"; });
     var framed = count(function (r) { return r.framed; });
+    // Message matches first; keyword matches before the merely similar and the catch-alls.
+    var strong = ranked.filter(function (r) { return r.framed || (r.rule !== "fuzzy" && !r.catchAll); });
+    var listed = {};
+    strong.forEach(function (r) { listed[r.entry.id] = true; });
+    var keywords = keywordMatches(text).filter(function (r) { return !listed[r.entry.id] && (listed[r.entry.id] = true); });
+    var results = strong.concat(keywords, ranked.filter(function (r) { return !listed[r.entry.id]; }));
     status.textContent = results.length
-      ? (framed ? framed + " pinned by the traceback, " : "") + exact + " exact, " + cut + " cut-short, " + count(function (r) { return r.rule === "fuzzy"; }) + " similar and " + loose + " catch-all match(es)" + (results.length > SHOWN ? "; the best " + SHOWN + " shown." : ".")
+      ? (framed ? framed + " pinned by the traceback, " : "") + exact + " exact, " + cut + " cut-short, " + count(function (r) { return r.rule === "fuzzy"; }) + " similar and " + loose + " catch-all match(es)" +
+        (keywords.length ? "; " + keywords.length + " more by keyword" : "") + (results.length > SHOWN ? "; the best " + SHOWN + " shown." : ".")
       : "No error in this catalog matches.";
     results.slice(0, SHOWN).forEach(function (r) {
       var item = element("li"), link = element("a", "", r.entry.exception + ": " + clip(title(r.entry), 240));

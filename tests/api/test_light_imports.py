@@ -24,7 +24,7 @@ def loaded_after(code: str, cwd) -> set[str]:
     return set(done.stdout.splitlines()[-1].split()[1:])
 
 
-def test_lookup_in_a_site_and_a_diff_of_sites_load_no_heavy_library(tmp_path):
+def test_lookup_and_show_in_a_site_and_a_diff_of_sites_load_no_heavy_library(tmp_path):
     catalog = scan(FolderSource(FIXTURES / "patterns", VLLM), ScanOptions(VLLM.repo, Scope(("**",)), jobs=1))
     write_site(catalog, tmp_path / "site", jobs=1)
     error = next(e for e in catalog.errors if e.message and "{" not in e.message)
@@ -37,6 +37,8 @@ from errscan.compare.formats import format_diff
 
 cli.main(["lookup", "--site", "site", {f"{error.exception}: {error.message}"!r}], standalone_mode=False)
 cli.main(["lookup", "--site", "site", "--format", "json", {error.message!r}], standalone_mode=False)
+for fmt in ("text", "json", "markdown"):
+    cli.main(["show", {error.id!r}, "--site", "site", "--format", fmt], standalone_mode=False)
 site = read_site(Path("site"))
 for fmt in ("text", "markdown", "json"):
     format_diff(diff_catalogs(site, site, "old", "new"), fmt)

@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
+import io
 import json
+import re
+import subprocess
 
+import jsonschema
 import pytest
 
-from conftest import build_git_history, run_cli
+from conftest import FIXTURES, build_git_history, run_cli
 
+from errscan.cli import wants_color
 from errscan.compare.changes import diff_catalogs
 from errscan.compare.formats import format_diff
 from errscan.errors import EXIT_DIFFERENCES, EXIT_USAGE
-from errscan.model import SCHEMA_VERSION
+from errscan.model import SCHEMA_VERSION, CatalogDiff
 from errscan.profiles.vllm import VLLM
 from errscan.request import Revision
 from errscan.runtime.progress import Progress
 from errscan.runtime.runner import ScanOptions, scan_each
 from errscan.scope import Scope
 from errscan.sources.git import GitSource
+
+SARIF_SCHEMA = FIXTURES / "sarif" / "sarif-schema-2.1.0.json"  # see its README
 
 # What 1.0 -> 2.0 must report, ids aside (they are hashes; how each pair was matched is checked).
 EXPECTED_REMOVED = [
@@ -101,7 +108,64 @@ def test_markdown_lists_each_kind(repo, tmp_path):
     assert "#### Removed" in done.stdout and "#### Changed" in done.stdout
     assert "#### Added" not in done.stdout
     assert "message: Could not ~~find~~ **uniquely identify** the cache group" in done.stdout
-    assert "| `TypeError` | dropped() needs a value | `pkg/deleted_function.py:7 in dropped` |" in done.stdout
+    commit = subprocess.run(["git", "rev-parse", "1.0"], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
+    url = f"https://github.com/vllm-project/vllm/blob/{commit}/pkg/deleted_function.py#L7"
+    assert f"| `TypeError` | dropped() needs a value | [`pkg/deleted_function.py:7`]({url}) in `dropped` |" in done.stdout
+    assert "Left out" not in done.stdout
+
+
+def test_markdown_stops_before_max_chars_with_a_note_of_what_it_left_out(repo, tmp_path):
+    whole = diff(repo, tmp_path, "--format", "markdown").stdout
+    for limit in (len(whole) - 1, 600):
+        done = diff(repo, tmp_path, "--format", "markdown", "--max-chars", str(limit))
+        assert done.returncode == 0, done.stderr
+        assert len(done.stdout) <= limit
+        kept, _, note = done.stdout.rstrip("\n").rpartition("\n")
+        left_out = dict(reversed(pair.split(" ")) for pair in re.findall(r"\d+ [a-z]+", note.partition(": ")[2]))
+        assert note.startswith(f"> Left out to stay under {limit:,} characters: ") and left_out
+        assert kept.count("\n- ") + kept.count("\n| `") + sum(map(int, left_out.values())) == 2 + 5
+    assert done.stdout.startswith(whole.partition("#### ")[0])  # the headline is always there
+    assert diff(repo, tmp_path, "--format", "markdown", "--max-chars", "0").stdout == whole
+
+
+def test_github_annotates_the_lines_and_makes_the_gated_kinds_errors(repo, tmp_path):
+    done = diff(repo, tmp_path, "--format", "github", "--fail-on", "removed")
+    assert done.returncode == EXIT_DIFFERENCES
+    lines = done.stdout.splitlines()
+    assert len(lines) == 2 + 4  # moves alone are left out unless gated
+    assert lines[0] == "::error title=errscan%3A TypeError removed::No longer raised in 2.0: TypeError: dropped() needs a value (1.0: pkg/deleted_function.py:7 in dropped)"
+    assert ("::notice file=pkg/changed_condition.py,line=2,title=errscan%3A AssertionError changed::Changed in 2.0: "
+            "AssertionError: at least one worker is needed; condition: count <= 0 -> count < 1") in lines
+    moved = diff(repo, tmp_path, "--format", "github", "--fail-on", "moved").stdout
+    assert "::error file=pkg/moved_raise.py,line=8,title=errscan%3A ValueError moved::" in moved
+
+
+def test_github_escapes_what_would_end_a_command():
+    from errscan.compare.annotations import github_commands
+    from errscan.model import ErrorRef
+
+    ref = ErrorRef("0123456789abcdef", "pkg/a,b.py", 3, "f", "ValueError", "100%\nnext line::x")
+    text = github_commands(CatalogDiff("1.0", "2\r\n0", (ref,), (), (), 0), gates=())
+    assert text == "::notice file=pkg/a%2Cb.py,line=3,title=errscan%3A new ValueError::New in 2%0D%0A0: ValueError: 100%25 next line::x (in f)\n"
+
+
+def test_sarif_is_valid_against_the_official_schema(repo, tmp_path):
+    done = diff(repo, tmp_path, "--format", "sarif", "--fail-on", "added,changed")
+    assert done.returncode == EXIT_DIFFERENCES
+    log = json.loads(done.stdout)
+    jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text())).validate(log)
+    (run,) = log["runs"]
+    results = {(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r["level"]) for r in run["results"]}
+    assert ("removed", "pkg/deleted_function.py", "note") in results
+    assert ("changed", "pkg/reworded_message.py", "error") in results
+    assert len(run["results"]) == 6 and all(len(r["partialFingerprints"]["errscanErrorId/v1"]) == 16 for r in run["results"])
+
+
+def test_the_schema_check_sees_a_broken_log(repo, tmp_path):
+    log = json.loads(diff(repo, tmp_path, "--format", "sarif").stdout)
+    del log["runs"][0]["tool"]["driver"]["name"]
+    with pytest.raises(jsonschema.ValidationError, match="'name' is a required property"):
+        jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text())).validate(log)
 
 
 @pytest.mark.parametrize(
@@ -162,7 +226,7 @@ def test_sites_of_different_scopes_get_a_note_and_a_newer_schema_is_refused(repo
     index.write_text(index.read_text().replace(f"\"schema_version\": {SCHEMA_VERSION}", "\"schema_version\": 999", 1))
     done = run_cli("diff", str(sites[0]), str(sites[1]))
     assert done.returncode == EXIT_USAGE
-    assert done.stderr == f"errscan: cannot read the site at {sites[1]}: its api/ has schema version 999, this errscan reads {SCHEMA_VERSION}\n"
+    assert done.stderr == f"errscan: cannot read the site at {sites[1]}: its api/ has schema version 999, this errscan reads {SCHEMA_VERSION}; see 'errscan diff --help'\n"
 
 
 def test_text_is_colored_for_a_terminal(repo, tmp_path):
@@ -174,3 +238,36 @@ def test_text_is_colored_for_a_terminal(repo, tmp_path):
     ]
     text = format_diff(diff_catalogs(old, new, "1.0", "2.0"), "text", color=True)
     assert "\033[31m[-find-]\033[0m \033[32m{+uniquely identify+}\033[0m" in text
+
+
+COLORED = "\033[31m[-find-]\033[0m"
+
+
+@pytest.mark.parametrize("env, args, colored", [
+    ({"NO_COLOR": None, "FORCE_COLOR": None}, [], False),  # off a terminal
+    ({"NO_COLOR": None, "FORCE_COLOR": "1"}, [], True),
+    ({"NO_COLOR": "1", "FORCE_COLOR": "1"}, [], False),  # no-color.org: the user's "no" wins
+    ({"NO_COLOR": "1", "FORCE_COLOR": None}, ["--color", "always"], True),  # the option over both
+    ({"NO_COLOR": None, "FORCE_COLOR": "1"}, ["--color", "never"], False),
+])
+def test_color_follows_no_color_force_color_and_the_option(repo, tmp_path, env, args, colored):
+    done = run_cli("diff", "1.0", "2.0", "--git", str(repo), "--include", "pkg/**",
+                   "--cache-dir", str(tmp_path / "cache"), *args, env=env)
+    assert done.returncode == 0, done.stderr
+    assert (COLORED in done.stdout) is colored and ("\033[" in done.stdout) is colored
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("env, colored", [
+    ({}, True), ({"NO_COLOR": "1"}, False), ({"NO_COLOR": ""}, True), ({"TERM": "dumb"}, False),
+])
+def test_auto_colors_a_terminal_unless_no_color_or_a_dumb_one(monkeypatch, env, colored):
+    for name in ("NO_COLOR", "FORCE_COLOR", "TERM"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert wants_color("auto", Terminal()) is colored

@@ -124,7 +124,8 @@ def test_hostile_text_renders_as_text_and_runs_nothing(page, site, catalog):
     hostile = error_named(catalog, "render_banner")
     page.goto((site / "errors" / hostile.id / "index.html").as_uri())
     assert "</script><script>alert(1)</script>" in page.locator("#message pre").inner_text()
-    assert page.locator("img").count() == 0 and page.locator("script").count() == 0
+    assert page.locator("img").count() == 0  # the only script is the site's own page.js
+    assert [s.get_attribute("src") for s in page.locator("script").all()] == ["../../assets/page.js"]
     page.locator("#developers summary").click()  # the comment above the raise is for vLLM developers
     assert "onerror=\"alert('comment')\"" in page.locator("#developers").inner_text()
     page.goto((site / "search" / "index.html").as_uri())
@@ -138,3 +139,67 @@ def test_hostile_text_renders_as_text_and_runs_nothing(page, site, catalog):
     page.wait_for_function("document.getElementById('result-count').textContent.startsWith('4 error')")
     assert page.locator("#results img").count() == 0
     # the `page` fixture fails the test if any dialog opened or any script error happened
+
+
+def test_browse_index_leads_to_each_group(page, site):
+    page.goto((site / "browse" / "index.html").as_uri())
+    connectors = page.locator("#by-connector a")
+    assert connectors.count() >= 2 and page.locator("#by-file a").count() >= 2
+    name = connectors.first.inner_text()
+    connectors.first.click()
+    page.wait_for_url("**/browse/connector-*.html")
+    assert page.locator("h1").inner_text() == name
+
+
+@pytest.mark.parametrize("typed", ["nixl", "HandshakeError", "handshake", "nixl_connector.py"])
+def test_a_keyword_finds_its_error(page, site, catalog, typed):
+    expected = error_named(catalog, "NixlConnector.handshake")
+    page.goto((site / "search" / "index.html").as_uri())
+    page.fill("#q", typed)
+    assert search_results(page)[0] == f"../errors/{expected.id}/index.html"
+    assert page.locator("#search-results li .score").first.inner_text().startswith("keyword match: ")
+
+
+def test_an_error_id_finds_its_page(page, site, catalog):
+    expected = error_named(catalog, "StoreConnector.get")
+    page.goto((site / "search" / "index.html").as_uri() + f"?q={expected.id}")
+    assert search_results(page)[0] == f"../errors/{expected.id}/index.html"
+
+
+def test_slash_goes_to_the_search_box(page, site, catalog):
+    page.goto((site / "errors" / catalog.errors[0].id / "index.html").as_uri())
+    page.keyboard.press("/")
+    page.wait_for_url("**/search/index.html")
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "q"
+    page.keyboard.type("/")  # in the box, `/` is a character
+    assert page.input_value("#q") == "/"
+
+
+def test_headings_link_to_themselves_and_code_blocks_copy(page, site, catalog):
+    error = error_named(catalog, "GroupLookupConnector._find_group")
+    page.goto((site / "errors" / error.id / "index.html").as_uri())
+    anchors = page.locator("main h2 a.anchor")
+    assert anchors.count() == page.locator("main h2").count() > 3
+    hrefs = [a.get_attribute("href") for a in anchors.all()]
+    assert len(set(hrefs)) == len(hrefs) and all(page.locator(h).count() == 1 for h in hrefs)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    button = page.locator(".source .copyable button.copy").first
+    button.click()
+    page.wait_for_function("Array.from(document.querySelectorAll('.source button.copy')).some(b => b.textContent !== 'Copy')")
+    assert button.inner_text() == "Copied"
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert "raise ValueError(" in copied and not copied.lstrip().startswith(str(error.excerpt.start_line))
+
+
+@pytest.mark.parametrize("where", ["index.html", "search/index.html?q=nixl", "browse/index.html", "error"])
+def test_nothing_overflows_a_390_pixel_screen(page, site, catalog, where):
+    if where == "error":
+        where = f"errors/{error_named(catalog, 'render_banner').id}/index.html"
+    page.set_viewport_size({"width": 390, "height": 844})
+    path, _, query = where.partition("?")
+    page.goto((site / path).as_uri() + (f"?{query}" if query else ""))
+    if query:
+        search_results(page)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390, where
+    screenshot(page, f"narrow-{path.replace('/', '-')}.png")
