@@ -158,6 +158,11 @@ class History(Record):
 Level = Literal["warning", "error", "exception", "critical"]  # see errscan/extract/logcalls.py
 
 
+def label(exception: str, level: str | None) -> str:
+    """What names an error before its message: the exception, a warning's category, a log's level."""
+    return exception or (level or "").upper()
+
+
 class ErrorHead(Record):
     """What the index lists of an error: enough to find it and to recognise its message."""
 
@@ -195,8 +200,7 @@ class ErrorSite(ErrorHead):
 
     @property
     def label(self) -> str:
-        """What names it before its message: the exception, a warning's category, a log's level."""
-        return self.exception or (self.level or "").upper()
+        return label(self.exception, self.level)
 
     @property
     def connectors(self) -> tuple[str, ...]:
@@ -273,6 +277,11 @@ class ErrorRef(Record):
     function: str
     exception: str
     message: str
+    level: str | None = None  # a log site's level
+
+    @property
+    def label(self) -> str:
+        return label(self.exception, self.level)
 
 
 class WordDiff(Record):
@@ -281,7 +290,7 @@ class WordDiff(Record):
 
 
 class FieldChange(Record):
-    field: str  # "message" | "exception" | "condition" | "location" | "knobs"
+    field: str  # "message" | "exception" | "level" | "condition" | "location" | "knobs"
     old: str
     new: str
 

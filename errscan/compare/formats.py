@@ -36,20 +36,20 @@ def _text(diff: CatalogDiff, paint: Paint) -> str:
     lines = [f"errscan diff {diff.old} -> {diff.new}: {headline(diff)}"]
     if diff.added:
         lines += ["", paint("added", "Added")]
-        lines += [paint("added", f"  + {_where(e)}  {e.exception}: {_clip(e.message)}") for e in diff.added]
+        lines += [paint("added", f"  + {_where(e)}  {e.label}: {_clip(e.message)}") for e in diff.added]
     if diff.removed:
         lines += ["", paint("removed", "Removed")]
-        lines += [paint("removed", f"  - {_where(e)}  {e.exception}: {_clip(e.message)}") for e in diff.removed]
+        lines += [paint("removed", f"  - {_where(e)}  {e.label}: {_clip(e.message)}") for e in diff.removed]
     changed, moved = split_changes(diff)
     if changed:
         lines += ["", paint("changed", "Changed")]
         for c in changed:
             fields = ", ".join(f.field for f in c.changes)
-            lines.append(paint("changed", f"  ~ {_where(c.new)}  {c.new.exception}  [{fields}]"))
+            lines.append(paint("changed", f"  ~ {_where(c.new)}  {c.new.label}  [{fields}]"))
             lines += [f"      {line}" for line in _details(c, _text_words(paint), str, "->")]
     if moved:
         lines += ["", paint("dim", "Moved lines only")]
-        lines += [f"  {c.new.path}:{c.old.line} -> {c.new.line}  {c.new.exception}: {_clip(c.new.message)}" for c in moved]
+        lines += [f"  {c.new.path}:{c.old.line} -> {c.new.line}  {c.new.label}: {_clip(c.new.message)}" for c in moved]
     return "\n".join(lines) + "\n"
 
 
@@ -97,12 +97,12 @@ def _markdown(diff: CatalogDiff) -> str:
     for title, refs in (("Added", diff.added), ("Removed", diff.removed)):
         if refs:
             lines += ["", f"#### {title}", "", "| Exception | Message | Where |", "|---|---|---|"]
-            lines += [f"| {_code(e.exception)} | {_cell(e.message)} | {_code(_where(e))} |" for e in refs]
+            lines += [f"| {_code(e.label)} | {_cell(e.message)} | {_code(_where(e))} |" for e in refs]
     changed, moved = split_changes(diff)
     if changed:
         lines += ["", "#### Changed", ""]
         for c in changed:
-            lines.append(f"- {_code(c.new.exception)} at {_code(_where(c.new))}")
+            lines.append(f"- {_code(c.new.label)} at {_code(_where(c.new))}")
             lines += [f"  - {line}" for line in _details(c, _markdown_words, _code, "→")]
     if moved:
         lines += ["", f"<details><summary>{len(moved)} only moved lines</summary>", ""]
