@@ -25,6 +25,7 @@ from errscan.model import Catalog
 from errscan.profiles.vllm import VLLM
 from errscan.request import ScanRequest
 from errscan.runtime.progress import Progress
+from errscan.terminal import printable
 
 if TYPE_CHECKING:
     from errscan.runtime.cache import ScanCache
@@ -115,8 +116,8 @@ def scan_request(request: ScanRequest, quiet: bool) -> Catalog:
         progress.note(note)
     catalog = scan_revisions(revisions, options, progress)
     for failure in catalog.summary.parse_failures:
-        click.echo(f"{failure.path}:{failure.line}: {failure.reason}", err=True)
-    _report_corrupt_cache(options.cache)
+        click.echo(printable(f"{failure.path}:{failure.line}: {failure.reason}"), err=True)
+    _report_cache(options.cache)
     if not catalog.summary.files_catalogued:
         raise ErrscanError(f"no file under {revisions[-1].name} matches --include {' '.join(options.scope.include)}")
     return catalog
@@ -140,7 +141,7 @@ def scan(request: ScanRequest, out: Path, quiet: bool) -> None:
     started = time.perf_counter()
     write_site(catalog, out, request.jobs)
     if not quiet:
-        click.echo(summary_line(catalog, out, write_seconds=time.perf_counter() - started))
+        click.echo(printable(summary_line(catalog, out, write_seconds=time.perf_counter() - started)))
 
 
 @cli.command()
@@ -204,7 +205,7 @@ def diff(old: str, new: str, git_dir: Path | None, fmt: str, fail_on: str | None
     options = ScanOptions.for_request(request)
     progress = Progress(quiet=quiet)
     sides = load_sides([old, new], git_dir=git_dir, options=options, cache_dir=request.cache_root, progress=progress)
-    _report_corrupt_cache(options.cache)
+    _report_cache(options.cache)
     (old_label, old_catalog), (new_label, new_catalog) = sides
     for spec, (_, catalog) in zip((old, new), sides):
         if not catalog.summary.files_catalogued:
@@ -237,12 +238,18 @@ def _fail_on(text: str | None) -> set[str]:
     return set(kinds)
 
 
-def _report_corrupt_cache(cache: ScanCache | None) -> None:
-    """Once per run however many entries were bad; they have been recomputed and rewritten."""
+def _report_cache(cache: ScanCache | None) -> None:
+    """Once per run however many entries were bad (they have been recomputed and rewritten), and
+    once if entries could not be written (the scan went on without storing them)."""
+    if cache is not None and cache.stats.write_error is not None:
+        click.echo(printable(
+            f"errscan: warning: cannot write to the cache in {cache.folder.parent.parent}: {cache.stats.write_error}; "
+            "results were not stored (--cache-dir chooses another folder)"
+        ), err=True)
     if cache is not None and cache.stats.corrupt:
         bad = cache.stats.corrupt
         click.echo(
-            f"errscan: warning: {len(bad)} corrupt cache entries ignored, recomputed and rewritten (first: {bad[0]})",
+            printable(f"errscan: warning: {len(bad)} corrupt cache entries ignored, recomputed and rewritten (first: {bad[0]})"),
             err=True,
         )
 
@@ -271,12 +278,12 @@ def main() -> None:
     try:
         cli.main(standalone_mode=False)
     except ErrscanError as exc:
-        click.echo(f"errscan: {exc}", err=True)
+        click.echo(printable(f"errscan: {exc}"), err=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
-        click.echo(f"errscan: {exc.format_message()}", err=True)
+        click.echo(printable(f"errscan: {exc.format_message()}"), err=True)
         sys.exit(exc.exit_code)
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("errscan: interrupted", err=True)
@@ -284,7 +291,7 @@ def main() -> None:
     except Exception as exc:  # a bug in errscan: still one line, with the way to see more
         if os.environ.get("ERRSCAN_DEBUG"):
             raise
-        click.echo(f"errscan: internal error: {type(exc).__name__}: {exc} (ERRSCAN_DEBUG=1 shows the traceback)", err=True)
+        click.echo(printable(f"errscan: internal error: {type(exc).__name__}: {exc} (ERRSCAN_DEBUG=1 shows the traceback)"), err=True)
         sys.exit(EXIT_FAILURE)
     sys.exit(0)
 

@@ -11,19 +11,18 @@ from __future__ import annotations
 
 import ast
 import itertools
-import json
 import re
-import shlex
 from dataclasses import dataclass
 
 from errscan.analysis.chains import Reach
 from errscan.analysis.knobs import (
-    KnobCatalog, alternatives, carrier, default_of, flags_in_message, json_flag_holding, json_path, knobs_at, spelling,
+    KnobCatalog, carrier, default_of, flags_in_message, json_flag_holding, json_path, knobs_at, spelling,
 )
-from errscan.analysis.solver import Value, example_values, rules_out, satisfiable, value_of
+from errscan.analysis.commands import Setting, action, candidates, command, failing_values, written
+from errscan.analysis.solver import Value, rules_out, satisfiable
 from errscan.analysis.wording import phrase_for, user_words
 from errscan.extract.conditions import Condition, parse_expression, render
-from errscan.model import ErrorSite, Example, Explanation, Fix, Knob
+from errscan.model import ErrorSite, Example, Explanation, Fix
 from errscan.profiles import Profile
 
 _ENVIRONMENT = frozenset({
@@ -33,18 +32,6 @@ _ENVIRONMENT = frozenset({
 _KNOB_ORDER = {"cli_flag": 0, "extra_config": 1, "plugin_config": 2, "env": 3, "config_field": 4}
 _STATED = re.compile(r"\b([a-z_][a-z0-9_]*) (!=|==) ('[^']*'|\d+|True|False)")  # `mode != 'align'` in a message
 MAX_COMBINATIONS = 64  # joint assignments tried for a way in with several settings
-
-
-@dataclass(frozen=True)
-class Setting:
-    """A value in a condition that the user sets, and how."""
-
-    code: str  # the value's code in the condition
-    knob: Knob
-    name: str  # as the user writes it
-    carrier: str | None  # the JSON flag it is written in
-    path: tuple[str, ...] = ()  # where in that flag's JSON document
-    default: Value = None
 
 
 @dataclass(frozen=True)
@@ -101,6 +88,14 @@ class Explainer:
                 both = " on both instances (prefill and decode)" if _PEERS.search(error.message) else ""
                 report = f"The message is about {check}: check it{both}; if it is as the message asks, {report[0].lower()}{report[1:]}"
             fixes = (Fix(named[0] if named else "", None, report),)
+        elif kind == "configuration" and not fixes:
+            settings = list(dict.fromkeys(s.name for way in ways for s in way.settings))
+            report = _report(error, subject, self.profile.title or self.profile.name)
+            checked = " and ".join(f"`{name}`" for name in settings)
+            fixes = (Fix(settings[0], None, (
+                f"Check {checked}: the condition below compares it with values vLLM works out itself, so no "
+                f"single value is known to avoid it; if yours looks right, {report[0].lower()}{report[1:]}"
+            )),)
         example = self._example(error, ways, fixes, path_way) if kind == "configuration" else None
         return Explanation(summary, kind, when, where, tuple(dict.fromkeys(fixes)), example)
 
@@ -191,7 +186,7 @@ class Explainer:
     def _candidates(self, setting: Setting, condition: str, likely: bool, connectors: tuple[str, ...]) -> list[Value]:
         if setting.path == (self.profile.plugin_setting,) and connectors:
             return list(connectors) if likely else []  # the plugin's own name: the ones that reach here
-        return _candidates(setting, condition, likely)
+        return candidates(setting, condition, likely)
 
     def _advised(self, error: ErrorSite) -> tuple[Fix, ...]:
         """Flags the message itself tells the user to pass, where they exist at this commit."""
@@ -211,13 +206,13 @@ class Explainer:
 
     def _fix(self, assignment: tuple[tuple[Setting, Value], ...], way: Way) -> Fix:
         """One fix: each setting of the assignment with its value (all of them together)."""
-        actions = [_action(setting, value, self.catalog) for setting, value in assignment]
+        actions = [action(setting, value, self.catalog) for setting, value in assignment]
         text = actions[0] + "".join(f", and {a[0].lower()}{a[1:]}" for a in actions[1:])
         if way.stated and any(setting.code in way.stated for setting, _ in assignment):
             text += " (the message names it as the cause)"
         (first, value), *rest = assignment
-        others = tuple((s.name, _written(v, s)) for s, v in rest)
-        return Fix(first.name, _written(value, first), f"{_for_part(way)}{text}.", first.carrier, others, way.part or None)
+        others = tuple((s.name, written(v, s)) for s, v in rest)
+        return Fix(first.name, written(value, first), f"{_for_part(way)}{text}.", first.carrier, others, way.part or None)
 
     # kind, phase, words
     def _kind(self, error: ErrorSite, own: Condition, ways: list[Way], fixes: tuple[Fix, ...]) -> str:
@@ -303,6 +298,13 @@ class Explainer:
         return " and ".join(dict.fromkeys(said)) if said else None
 
     # example
+    def _plugin(self, connector: str | None) -> tuple[str, dict[str, str]] | None:
+        """The JSON flag naming the plugin, with the fields an example command needs."""
+        flag = json_flag_holding(self.profile.plugin_setting, self.catalog) if self.profile.plugin_setting else None
+        if connector is None or flag is None:
+            return None
+        return flag, {self.profile.plugin_setting: connector, **dict(self.profile.plugin_setting_defaults)}
+
     def _example(self, error: ErrorSite, ways: list[Way], fixes: tuple[Fix, ...], path: Way | None) -> Example | None:
         way = next((w for w in ways if w.settings), None)
         if way is None or not fixes or not self.profile.launch_command:
@@ -310,41 +312,21 @@ class Explainer:
         condition = f"({way.condition}) and ({way.stated})" if way.stated else way.condition
         fixed = {f.setting: f.value for f in fixes if f.value is not None}
         shown = [s for s in way.settings if s.name in fixed]
-        failing = _failing_values(condition, shown)
+        failing = failing_values(condition, shown)
         if failing is None:
             return None
         connector = error.trigger.connectors[0] if error.trigger and error.trigger.connectors else None
         # A setting whose default already fails is left out of the first command, as users do.
-        before_values = {s: None if failing[s.code] == s.default else _written(failing[s.code], s) for s in shown}
+        before_values = {s: None if failing[s.code] == s.default else written(failing[s.code], s) for s in shown}
         after_values = {s: fixed[s.name] for s in shown}
-        needed = _failing_values(path.condition, list(path.settings)) if path else None  # to get there at all
+        needed = failing_values(path.condition, list(path.settings)) if path else None  # to get there at all
         for setting in path.settings if path and needed else ():
             if setting not in before_values and setting.code in needed and needed[setting.code] != setting.default:
-                before_values[setting] = after_values[setting] = _written(needed[setting.code], setting)
-        before = self._command(connector, before_values)
-        after = self._command(connector, after_values)
+                before_values[setting] = after_values[setting] = written(needed[setting.code], setting)
+        before = command(self.profile.launch_command, before_values, self._plugin(connector))
+        after = command(self.profile.launch_command, after_values, self._plugin(connector))
         return Example(before, after) if before != after else None
 
-    def _command(self, connector: str | None, values: dict[Setting, str | None]) -> str:
-        environment, flags, documents = [], [], {}
-        plugin_flag = json_flag_holding(self.profile.plugin_setting, self.catalog) if self.profile.plugin_setting else None
-        if connector and plugin_flag:
-            documents[plugin_flag] = {self.profile.plugin_setting: connector, **dict(self.profile.plugin_setting_defaults)}
-        for setting, value in values.items():
-            if value is None or value == UNSET:
-                continue
-            if setting.knob.kind == "env":
-                environment.append(f"{setting.name}={shlex.quote(value)}")
-            elif setting.knob.kind == "cli_flag":
-                flags.append(_flag_words(setting.name, value))
-            elif setting.carrier and setting.path:
-                document = documents.setdefault(setting.carrier, {})
-                for key in setting.path[:-1]:
-                    document = document.setdefault(key, {})
-                document[setting.path[-1]] = json.loads(value) if _is_json(value) else value
-        for flag, document in documents.items():
-            flags.append(f"{flag} {shlex.quote(json.dumps(document))}")
-        return " ".join([*environment, self.profile.launch_command, *[f for f in flags if f]])
 
 
 def _subject(error: ErrorSite, project: str) -> str:
@@ -391,79 +373,12 @@ def _literal(text: str) -> Value:
     return value if isinstance(value, (bool, int, str)) else None
 
 
-def _candidates(setting: Setting, condition: str, likely: bool) -> list[Value]:
-    """Likely values: the default (going back to it is the least surprise) and the constants the
-    condition compares the setting with; else the usual small ones."""
-    constants: list[Value] = []
-    boolean = True
-    tree = parse_expression(condition)
-    for node in ast.walk(tree) if tree is not None else ():
-        if isinstance(node, ast.Compare) and any(setting.code in ast.unparse(o) for o in [node.left, *node.comparators]):
-            boolean = False
-            constants += [o.value for o in [node.left, *node.comparators]
-                          if isinstance(o, ast.Constant) and (o.value is None or isinstance(o.value, (bool, int, str)))]
-        elif isinstance(node, ast.BinOp) and setting.code in ast.unparse(node):
-            boolean = False
-    if likely:
-        found = ([] if setting.default is None else [setting.default]) + constants
-        return list(dict.fromkeys(found))  # None among them: leaving the setting unset
-    return [False, True] if boolean else [1, 0]
-
-
-def _action(setting: Setting, value: Value, catalog: KnobCatalog) -> str:
-    written = _written(value, setting)
-    if written == UNSET:
-        where = f" from `{setting.path[0]}`" if len(setting.path) > 1 else ""
-        inside = f" in `{setting.carrier}`" if setting.carrier else ""
-        key = f'"{setting.path[-1]}"' if setting.path else setting.name
-        action = f"Leave out `{key}`{where}{inside}"
-    elif setting.knob.kind == "cli_flag":
-        action = _flag_action(setting.name, value)
-    elif setting.knob.kind == "env":
-        action = f"Set the environment variable `{setting.name}={written}`"
-    elif setting.carrier:
-        inside = f" under `{setting.path[0]}`" if len(setting.path) > 1 else ""
-        action = f'Set `"{setting.path[-1]}": {_json_text(written)}`{inside} in `{setting.carrier}`'
-    else:
-        action = f"Set `{setting.name}` to `{written}`"
-    others = alternatives(setting.knob, catalog, written)
-    if others:
-        action += " (or " + ", or ".join(others) + ")"
-    return action
-
-
 def _for_part(way: Way) -> str:
     """Which part of the message a fix is for, when the message is built from several."""
     if not way.part:
         return ""
     shown = re.sub(r"\{[^{}]*\}", "…", way.part)
     return f"For “{shown}”: "
-
-
-def _failing_values(condition: str, settings: list[Setting]) -> dict[str, Value] | None:
-    """Values of `settings` under which the way in can fire: defaults and the condition's own
-    constants first, so that the failing command reads like one a user would run."""
-    chosen: dict[str, Value] = {}
-    for setting in settings:
-        for value in _candidates(setting, condition, likely=True):
-            if satisfiable(condition, *_equalities({**chosen, setting.code: value})):
-                chosen[setting.code] = value
-                break
-    missing = tuple(s.code for s in settings if s.code not in chosen)
-    if missing:
-        found = example_values(f"({condition}) and " + " and ".join(_equalities(chosen)) if chosen else condition, missing)
-        if not found or any(code not in found or found[code] == "" for code in missing):
-            return None  # no value the solver could name, or an empty string: nothing a user would write
-        chosen.update(found)
-    return chosen
-
-
-def _equalities(values: dict[str, Value]) -> tuple[str, ...]:
-    return tuple(ast.unparse(value_of(code, value)) for code, value in values.items())
-
-
-def _json_text(written: str | None) -> str:
-    return written if written is not None and _is_json(written) else json.dumps(written)
 
 
 def _positive_parts(condition: str) -> list[str]:
@@ -487,32 +402,5 @@ def _named_in(setting: Setting, error: ErrorSite) -> bool:
     return last in error.message or any(last in p.expr for p in error.placeholders)
 
 
-UNSET = "unset"  # a fix's value that means: give no value at all
 
 
-def _written(value: Value, setting: Setting) -> str:
-    if value is None:
-        return UNSET
-    if setting.carrier or setting.knob.kind == "config_field":
-        return json.dumps(value) if not isinstance(value, str) else value
-    if isinstance(value, bool):
-        return "1" if value and setting.knob.kind == "env" else "0" if setting.knob.kind == "env" else str(value).lower()
-    return str(value)
-
-
-def _is_json(value: str) -> bool:
-    return value in ("true", "false", "null") or value.lstrip("-").isdigit()
-
-
-def _flag_action(flag: str, value: Value) -> str:
-    if isinstance(value, bool):
-        return f"Pass `{flag}`" if value else f"Leave out `{flag}` (or pass `--no-{flag[2:]}`)"
-    return f"Pass `{_flag_words(flag, str(value))}`"
-
-
-def _flag_words(flag: str, value: str) -> str:
-    if value == "true":
-        return flag
-    if value == "false":
-        return f"--no-{flag[2:]}"
-    return f"{flag} {shlex.quote(value)}"

@@ -34,5 +34,5 @@ def read_site(root: Path) -> Catalog:
         fields["errors"] = errors(index.errors)
         fields["retired"] = errors(fields.pop("no_longer_raised", ()))
         return msgspec.convert(fields, Catalog, from_attributes=True)
-    except (OSError, ValueError) as exc:  # msgspec's DecodeError and ValidationError are ValueErrors
+    except (OSError, ValueError, RecursionError) as exc:  # msgspec: ValueErrors, and RecursionError for deep nesting
         raise ErrscanError(f"cannot read the site at {root}: {type(exc).__name__}: {exc}") from exc

@@ -2,23 +2,29 @@
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 from errscan.api.write import dump_json
 from errscan.compare.changes import headline, knob_changes, split_changes
 from errscan.model import CatalogDiff, ErrorChange, ErrorRef, FieldChange, WordDiff
+from errscan.terminal import printable
 
 _MESSAGE_WIDTH = 100
 _ANSI = {"added": "32", "removed": "31", "changed": "33", "insert": "32", "delete": "31", "dim": "2"}
 
 
 def format_diff(diff: CatalogDiff, fmt: str, color: bool = False) -> str:
-    """`fmt`: "text" (in color if asked), "markdown" or "json"; `errscan diff --format` offers them."""
+    """`fmt`: "text" (in color if asked), "markdown" or "json"; `errscan diff --format` offers them.
+
+    Text and markdown have the scanned text's control characters escaped (`errscan.terminal`);
+    colors are put in after, as marks that escaping leaves alone."""
     if fmt == "json":
         return dump_json(diff)
     if fmt == "markdown":
-        return _markdown(diff)
-    return _text(diff, _painter(color))
+        return printable(_markdown(diff), lines=True)
+    text = printable(_text(diff, _painter(color)), lines=True)
+    return _COLOR_MARK.sub(lambda mark: f"\033[{_ANSI.get(mark[1], '0')}m", text) if color else text
 
 
 # text
@@ -29,7 +35,10 @@ Paint = Callable[[str, str], str]
 def _painter(color: bool) -> Paint:
     if not color:
         return lambda _, text: text
-    return lambda style, text: f"\033[{_ANSI[style]}m{text}\033[0m"
+    return lambda style, text: f"\ue000{style}\ue001{text}\ue000end\ue001"
+
+
+_COLOR_MARK = re.compile("\ue000([a-z]+)\ue001")  # a style's start, or its `end`: see `_painter`
 
 
 def _text(diff: CatalogDiff, paint: Paint) -> str:

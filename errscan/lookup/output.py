@@ -8,6 +8,7 @@ from typing import Any
 from errscan.lookup.causes import causes
 from errscan.lookup.rank import Candidate, Finding
 from errscan.api.layout import page_path
+from errscan.terminal import printable
 
 
 def as_records(findings: list[Finding]) -> list[dict[str, Any]]:
@@ -56,7 +57,8 @@ def as_json(findings: list[Finding]) -> str:
 
 
 def as_text(findings: list[Finding], site_prefix: str = "") -> str:
-    """Per error: the log's line, the best match in full, then the alternatives on one line each."""
+    """Per error: the log's line, the best match in full, then the alternatives on one line each;
+    scanned text made inert for a terminal."""
     blocks: list[str] = []
     for finding in findings:
         logged = finding.logged
@@ -92,7 +94,7 @@ def as_text(findings: list[Finding], site_prefix: str = "") -> str:
                 f"{_one_line(other.error.message)} ({other.error.path}:{other.error.line})"
             )
         blocks.append("\n".join(lines))
-    return "\n\n".join(blocks) + "\n"
+    return printable("\n\n".join(blocks), lines=True) + "\n"
 
 
 def _without_part(text: str) -> str:

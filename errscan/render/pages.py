@@ -20,7 +20,7 @@ from errscan.compare.changes import knob_changes
 from errscan.errors import ErrscanError
 from errscan.match import split_template
 from errscan.model import Catalog, ErrorSite
-from errscan.render import browse, explain
+from errscan.render import browse, checks
 from errscan.compare.pages import write_history_files
 from errscan.stages import github_url
 from errscan.runtime.pool import TaskLost, run_all
@@ -141,7 +141,7 @@ def _write_error_chunk(chunk: range) -> int:
 
 def error_context(catalog: Catalog, error: ErrorSite, related: list) -> dict[str, Any]:
     """What error.html shows beyond the record itself: words, highlighted source, checks, links."""
-    firing = explain.firing_condition(error)
+    firing = checks.firing_condition(error)
     trigger = error.trigger
     pin = pin_of(catalog, error)
     return {
@@ -149,7 +149,7 @@ def error_context(catalog: Catalog, error: ErrorSite, related: list) -> dict[str
         "pin": pin,
         "firing": firing,
         "excerpt_html": highlighted_excerpt(error),
-        "check": explain.defensive_check(error, firing) if firing else None,
+        "check": checks.defensive_check(error, firing) if firing else None,
         # the code again only where the words do not already show it
         "condition_code": firing.code if firing and firing.code not in firing.words.replace("`", "") else None,
         "contributions": [(c, plain_words(c.condition)) for c in trigger.contributions] if trigger else [],

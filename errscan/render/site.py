@@ -1,13 +1,16 @@
 """The whole site, built beside `--out` and swapped in: a failed build leaves the old site as it was.
 
-A stamp (`.errscan-build`) holds what the site was built from, so an unchanged catalog leaves the
-site untouched.
+A marker (`.errscan-build`, written last) is what makes a folder an errscan site: it holds the
+schema version, what the site was built from (so an unchanged catalog leaves the site untouched)
+and every file errscan wrote there. A folder is replaced only when it is empty or holds that
+marker and nothing but the files it lists: errscan deletes nothing it did not write.
 """
 
 from __future__ import annotations
 
 import errno
 import hashlib
+import json
 import os
 import pickle
 import shutil
@@ -19,42 +22,66 @@ from errscan import __version__
 from errscan.api.write import api_files, dump_json
 from errscan.errors import ErrscanError, UsageError
 from errscan.runtime.fsutil import new_folder, swap_in_folder
-from errscan.model import Catalog
+from errscan.model import SCHEMA_VERSION, Catalog
 from errscan.render.pages import templates_dir, write, write_pages
 from errscan.render.search import index_scripts
+
+
+MARKER = ".errscan-build"
+_MARKER_LIMIT = 64 << 20  # bytes; a whole-vLLM site's marker is a few hundred KB
+# The top-level names errscan wrote in sites whose marker lists no files (made before it did).
+_UNLISTED_SITE_NAMES = frozenset({MARKER, "api", "assets", "browse", "changes", "data", "errors", "index.html", "search"})
 
 
 def write_site(catalog: Catalog, out: Path, jobs: int = 0) -> None:
     """Build the whole site beside `out`, then swap it in: a failed build leaves `out` as it was.
 
     Error pages are written by `jobs` processes (0: one per core); each page depends only on the
-    catalog, so the files are the same whatever `jobs` is.
+    catalog, so the files are the same whatever `jobs` is. When `out` is a symlink, the site is
+    written where it leads and the link stays.
     """
-    check_site_target(out)
+    out = check_site_target(out)
     fingerprint = build_fingerprint(catalog)
-    stamp = out / ".errscan-build"
-    if stamp.is_file() and stamp.read_text("utf-8") == fingerprint:
+    marker = read_marker(out)
+    if marker is not None and marker.get("build") == fingerprint:
         return  # the site there was built from this very catalog, by these templates
     build = None
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         build = new_folder(out.parent, f".{out.name}.build-")
         _write_files(catalog, build, jobs or os.cpu_count() or 1)
-        write(build / ".errscan-build", fingerprint)  # last: a partial build never has it
+        files = sorted(p.relative_to(build).as_posix() for p in build.rglob("*") if not p.is_dir())
+        document = {"build": fingerprint, "files": files, "schema_version": SCHEMA_VERSION}
+        write(build / MARKER, dump_json(document))  # last: a partial build never has it
+        check_site_target(out)  # again: the user may have put something there during the scan
         swap_in_folder(build, out)
     except OSError as exc:
         raise ErrscanError(f"cannot write the site to {out}: {exc.strerror or exc}") from exc
     finally:
         if build is not None:
-            shutil.rmtree(build, ignore_errors=True)  # gone already when it was swapped in
+            shutil.rmtree(build, ignore_errors=True)  # the old site, once the new one is in
 
 
-def check_site_target(out: Path) -> None:
-    """Raise UsageError unless a site can be written to `out`: checked before a long scan too."""
+def check_site_target(out: Path) -> Path:
+    """The folder a site can be written to for `--out`, or UsageError; checked before a long scan too.
+
+    That is `out` itself, or where it leads when it is a symlink (the link is kept, not replaced)."""
+    if out.is_symlink():
+        try:
+            out = out.resolve(strict=False)
+        except (OSError, RuntimeError) as exc:  # a loop of links: RuntimeError before Python 3.13
+            raise UsageError(f"cannot write the site to {out}: it is a symlink that leads nowhere ({exc})") from exc
     if out.exists() and not out.is_dir():
         raise UsageError(f"cannot write the site to {out}: it is a file")
-    if out.is_dir() and any(out.iterdir()) and not (out / "api" / "index.json").is_file():
-        raise UsageError(f"refusing to replace {out}: it is not empty and not an errscan site")
+    if out.is_dir() and any(out.iterdir()):
+        marker = read_marker(out)
+        if marker is None:
+            raise UsageError(f"refusing to replace {out}: it is not empty and not an errscan site")
+        foreign = _foreign_file(out, marker)
+        if foreign is not None:
+            raise UsageError(
+                f"refusing to replace {out}: errscan did not write {foreign} there; move it away or choose another --out"
+            )
     if os.path.ismount(out):
         # The site is swapped in by renaming folders, and a mount point cannot be renamed.
         raise UsageError(f"cannot replace {out}: it is a mount point; give --out a folder inside it")
@@ -67,6 +94,38 @@ def check_site_target(out: Path) -> None:
         new_folder(existing, f".{out.name}.probe-").rmdir()
     except OSError as exc:
         raise UsageError(f"cannot write the site to {out}: {exc.strerror or exc}") from exc
+    return out
+
+
+def read_marker(folder: Path) -> dict | None:
+    """The marker errscan leaves in every site it writes, or None when `folder` holds none."""
+    path = folder / MARKER
+    try:
+        if not path.is_file() or path.is_symlink() or path.stat().st_size > _MARKER_LIMIT:
+            return None
+        document = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(document, dict) or not isinstance(document.get("build"), str):
+        return None
+    files = document.get("files")
+    if files is not None and not (isinstance(files, list) and all(isinstance(f, str) for f in files)):
+        return None
+    return document
+
+
+def _foreign_file(site: Path, marker: dict) -> str | None:
+    """The first file or folder in `site` that errscan did not write, if any."""
+    listed = marker.get("files")
+    if listed is None:
+        return next((p.name for p in sorted(site.iterdir()) if p.name not in _UNLISTED_SITE_NAMES), None)
+    written = set(listed) | {MARKER}
+    folders = {parent for name in written for parent in Path(name).parents}
+    for path in sorted(site.rglob("*")):
+        relative = path.relative_to(site)
+        if relative.as_posix() not in written and (path.is_symlink() or not path.is_dir() or relative not in folders):
+            return relative.as_posix()
+    return None
 
 
 def build_fingerprint(catalog: Catalog) -> str:

@@ -9,19 +9,25 @@ plus a hash of that code), so a changed analyzer never reads stale results:
   options, so scanning an unchanged tree again skips even the whole-package analysis. When any
   file changed, that analysis is redone from the per-file entries.
 
-Entries are written atomically (a reader sees a whole entry or none) and carry a checksum, so a
-corrupt or truncated entry is noticed, recomputed and rewritten rather than trusted. Two scans
-sharing the folder at once write identical bytes for identical keys, so either may win.
+An entry is data, never code: msgpack of errscan's records (msgspec), decoded into those types
+only, so a cache folder shared with others cannot make errscan run anything. Each entry holds the
+hash of its own key and a checksum of its payload: an entry put at another key's place, a corrupt
+or truncated one, or a folder where an entry should be is a miss, recomputed and rewritten rather
+than trusted. Entries are written atomically (a reader sees a whole entry or none); two scans
+sharing the folder at once write identical bytes for identical keys, so either may win. A cache
+that cannot be written (a full disk, a read-only folder) is still read; the scan goes on without
+storing, and says so once.
 """
 
 from __future__ import annotations
 
 import hashlib
-import pickle
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, TypeVar
+
+import msgspec
 
 import errscan
 from errscan.errors import UsageError
@@ -30,8 +36,8 @@ from errscan.extract.logcalls import GENERIC, LogCalls
 from errscan.runtime.fsutil import atomic_write_bytes
 from errscan.model import Catalog
 
-_MAGIC = b"errscan-cache-1\n"
-_CHECKSUM_SIZE = hashlib.sha256().digest_size
+_MAGIC = b"errscan-cache-2\n"
+_DIGEST_SIZE = hashlib.sha256().digest_size
 # The code whose output each kind of entry holds: any edit to it changes that kind's key.
 _EXTRACT_SOURCES = ("extract", "model.py")
 _CATALOG_SOURCES = (".",)
@@ -59,6 +65,7 @@ class CacheStats:
     hits: int = 0  # files not parsed, their result (or their whole scan's) taken from the cache
     misses: int = 0
     corrupt: list[Path] = field(default_factory=list)
+    write_error: str | None = None  # why entries could not be stored, the first time it happened
 
 
 class ScanCache:
@@ -66,6 +73,12 @@ class ScanCache:
         self.folder = root / "extract" / (analyzer or analyzer_key())
         self.catalog_folder = root / "catalog" / (catalog_analyzer or analyzer_key(sources=_CATALOG_SOURCES))
         self.stats = CacheStats()
+        self.writable = True  # False once a write failed: the scan goes on without storing
+
+    def write_failed(self, reason: str) -> None:
+        """Stop storing, and remember why for the one warning."""
+        self.writable = False
+        self.stats.write_error = self.stats.write_error or reason
 
     # per file
 
@@ -76,7 +89,7 @@ class ScanCache:
 
     def get(self, path: str, digest: str, catalogued: bool, logs: LogCalls = GENERIC) -> FileResult | None:
         """The stored result, or None when absent or not intact (then counted as corrupt)."""
-        result = self._load(self.entry_path(path, digest, catalogued, logs), FileResult)
+        result = self._load(self.entry_path(path, digest, catalogued, logs), _FILE_RESULT)
         if result is not None and (result.path, result.digest) != (path, digest):
             self.stats.corrupt.append(self.entry_path(path, digest, catalogued, logs))
             result = None
@@ -103,23 +116,31 @@ class ScanCache:
         return _sharded(self.catalog_folder, key)
 
     def get_catalog(self, entry: Path, files: int) -> Catalog | None:
-        catalog = self._load(entry, Catalog)
+        catalog = self._load(entry, _CATALOG)
         if catalog is not None:
             self.stats.hits += files
         return catalog
 
     def put_catalog(self, entry: Path, catalog: Catalog) -> None:
-        _store(entry, catalog)
+        self.store(entry, encode(catalog))
 
-    def _load(self, entry: Path, kind: type[T]) -> T | None:
+    def store(self, entry: Path, payload: bytes) -> None:
+        """Store an entry here, in this process; a failure only ends the storing (see `write_failed`)."""
+        if self.writable:
+            error = store_payload(entry, payload)
+            if error is not None:
+                self.write_failed(error)
+
+    def _load(self, entry: Path, decoder: msgspec.msgpack.Decoder[T]) -> T | None:
         try:
             data = entry.read_bytes()
         except FileNotFoundError:
             return None
-        value = _decode(data)
-        if not isinstance(value, kind):
+        except OSError:  # a folder, or unreadable, where an entry should be
+            data = b""
+        value = _decode(data, _key_digest(entry), decoder)
+        if value is None:
             self.stats.corrupt.append(entry)
-            return None
         return value
 
 
@@ -133,7 +154,9 @@ def open_cache(root: Path) -> ScanCache:
             probe = tempfile.NamedTemporaryFile(dir=folder, prefix=".probe-")
             probe.close()
     except OSError as exc:
-        raise UsageError(f"cannot use the cache folder {root}: {exc.strerror or exc} (--cache-dir chooses another folder; --no-cache scans without one)") from exc
+        if not all(folder.is_dir() for folder in (cache.folder, cache.catalog_folder)):
+            raise UsageError(f"cannot use the cache folder {root}: {exc.strerror or exc} (--cache-dir chooses another folder; --no-cache scans without one)") from exc
+        cache.write_failed(exc.strerror or str(exc))  # there, but not writable: read it all the same
     return cache
 
 
@@ -142,28 +165,52 @@ def _sharded(folder: Path, key: str) -> Path:
     return folder / digest[:2] / digest[2:]
 
 
-def encode(value: object) -> bytes:
-    """The payload an entry stores: also what a worker sends its parent, so it is pickled once."""
-    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+_ENCODER = msgspec.msgpack.Encoder()
+_FILE_RESULT = msgspec.msgpack.Decoder(FileResult)
+_CATALOG = msgspec.msgpack.Decoder(Catalog)
 
 
-def store_payload(entry: Path, payload: bytes) -> None:
-    """Write an entry; safe from any process, and so done by the worker that made the result."""
-    atomic_write_bytes(entry, _MAGIC + hashlib.sha256(payload).digest() + payload)
+def encode(value: FileResult | Catalog) -> bytes:
+    """The payload an entry stores: also what a worker sends its parent, so it is encoded once."""
+    return _ENCODER.encode(value)
 
 
-def _store(entry: Path, value: object) -> None:
-    store_payload(entry, encode(value))
+def decode_result(payload: bytes) -> FileResult:
+    return _FILE_RESULT.decode(payload)
 
 
-def _decode(data: bytes) -> object | None:
-    header = len(_MAGIC) + _CHECKSUM_SIZE
+def decode_catalog(payload: bytes) -> Catalog:
+    return _CATALOG.decode(payload)
+
+
+def store_payload(entry: Path, payload: bytes) -> str | None:
+    """Write an entry; safe from any process, and so done by the worker that made the result.
+    Returns why it could not be written (the cache only saves time: that must not fail a scan)."""
+    body = _MAGIC + _key_digest(entry) + hashlib.sha256(payload).digest() + payload
+    try:
+        atomic_write_bytes(entry, body)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
+def _key_digest(entry: Path) -> bytes:
+    """The hash of the key an entry's path was made from (see `_sharded`), kept inside the entry."""
+    try:
+        return bytes.fromhex(entry.parent.name + entry.name)
+    except ValueError:
+        return b""
+
+
+def _decode(data: bytes, key: bytes, decoder: msgspec.msgpack.Decoder[T]) -> T | None:
+    header = len(_MAGIC) + 2 * _DIGEST_SIZE
     if len(data) < header or not data.startswith(_MAGIC):
         return None
-    checksum, payload = data[len(_MAGIC) : header], data[header:]
-    if hashlib.sha256(payload).digest() != checksum:
+    stored_key = data[len(_MAGIC) : len(_MAGIC) + _DIGEST_SIZE]
+    checksum, payload = data[len(_MAGIC) + _DIGEST_SIZE : header], data[header:]
+    if stored_key != key or hashlib.sha256(payload).digest() != checksum:
         return None
     try:
-        return pickle.loads(payload)
-    except Exception:  # a payload that passed its checksum yet fails to load is still only corrupt
+        return decoder.decode(payload)
+    except (msgspec.DecodeError, ValueError):  # checksum right, yet not this type: still only corrupt
         return None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import os
 import shutil
 import signal
@@ -35,24 +37,54 @@ def new_folder(parent: Path, prefix: str) -> Path:
 
 
 def swap_in_folder(built: Path, target: Path) -> None:
-    """Put `built` where `target` is, replacing it; the old one is removed only once the new is in.
+    """Put `built` where `target` is; the old folder ends up at `built`, for the caller to remove.
 
-    Ctrl-C and SIGTERM wait until the swap and the clean-up are over, so that neither the old nor
-    the new folder is ever lost or left behind half-removed."""
+    On Linux the two are exchanged by one `renameat2(RENAME_EXCHANGE)`: at every instant `target`
+    is either the old folder or the new one, even if errscan is killed. Where that call is missing
+    (another system, a file system without it) the old folder is renamed aside, then the new one in:
+    a SIGKILL between the two renames leaves `target` missing (the old folder is then at `built`).
+    Ctrl-C and SIGTERM wait until the swap is over."""
     with _signals_deferred():
-        if not target.exists():
-            os.replace(built, target)
+        if not os.path.lexists(target):
+            os.rename(built, target)
             return
-        old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.old-"))
+        if _exchange(built, target):
+            return
+        aside = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.old-"))
         try:
-            os.replace(target, old / "site")
+            os.replace(target, aside / "site")
             try:
                 os.replace(built, target)
             except OSError:
-                os.replace(old / "site", target)  # put the old one back
+                os.replace(aside / "site", target)  # put the old one back
                 raise
+            os.replace(aside / "site", built)
         finally:
-            shutil.rmtree(old, ignore_errors=True)
+            shutil.rmtree(aside, ignore_errors=True)
+
+
+_RENAME_EXCHANGE = 2  # from <linux/fs.h>
+_AT_FDCWD = -100
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Swap two paths atomically; False where the system or file system cannot."""
+    renameat2 = getattr(_libc(), "renameat2", None)
+    if renameat2 is None:
+        return False
+    if renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), str(second))
+
+
+def _libc() -> ctypes.CDLL | None:
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:  # no C library to load by that name (Windows)
+        return None
 
 
 @contextmanager

@@ -2,8 +2,11 @@
 (a stack overflow in a native parser, say) is reported as lost, and the other tasks go on.
 
 `concurrent.futures` cannot do this: a dead worker breaks the whole pool, and a task cannot be
-stopped once started. Here every worker runs one task at a time, so the task that was running when
-a worker died or overran is known, and that worker alone is killed and replaced.
+stopped once started. Here every worker runs its tasks one at a time, in the order sent, so the
+task that was running when a worker died or overran is known (the oldest it has not finished),
+and that worker alone is killed and replaced; a task it held but had not started goes to another.
+Each worker holds two tasks, so it starts the next without waiting for the parent; a task is its
+position in the items, which the worker forked with.
 
 With one job there is no pool: the tasks run here, one after another, so that a debugger can step
 through them. The time limit then holds through SIGALRM (on the main thread), which stops Python
@@ -34,28 +37,43 @@ class TaskLost:
     reason: str
 
 
-class _Worker(Generic[T, R]):
-    def __init__(self, function: Callable[[T], R]):
-        self.conn, child_end = multiprocessing.Pipe()
-        self.process = multiprocessing.Process(target=_serve, args=(function, child_end), daemon=True)
-        self.process.start()
-        child_end.close()
-        self.task: int | None = None
-        self.deadline = 0.0
+IN_FLIGHT = 2  # tasks a worker holds: it starts the next one without waiting for the parent
 
-    def start(self, index: int, item: T, time_limit: float) -> None:
-        self.task = index
-        self.deadline = time.monotonic() + time_limit
-        self.conn.send(item)
+
+class _Worker(Generic[T, R]):
+    """A process that runs `function` on the items whose positions it is sent, in the order sent."""
+
+    def __init__(self, function: Callable[[T], R], items: Sequence[T]):
+        # One pipe each way: positions the worker has not read yet never get in the way of
+        # reading the results it sent before it died.
+        tasks, self.tasks = multiprocessing.Pipe(duplex=False)
+        self.results, results = multiprocessing.Pipe(duplex=False)
+        # Forked, the worker has the items in its copy of memory: only their positions are sent.
+        self.process = multiprocessing.Process(target=_serve, args=(function, items, tasks, results), daemon=True)
+        self.process.start()
+        tasks.close()
+        results.close()
+        self.sent: deque[int] = deque()  # positions sent and not done, oldest first: the first runs
+        self.deadline = 0.0  # of the first
+
+    def send(self, index: int, time_limit: float) -> None:
+        if not self.sent:
+            self.deadline = time.monotonic() + time_limit
+        self.sent.append(index)
+        try:
+            self.tasks.send(index)
+        except OSError:
+            pass  # the worker died: its sentinel tells, and the task is lost or sent again
 
     def stop(self) -> None:
         if self.process.is_alive():
             self.process.kill()
         self.process.join()
-        self.conn.close()
+        self.tasks.close()
+        self.results.close()
 
 
-def _serve(function: Callable[[T], R], conn: Connection) -> None:
+def _serve(function: Callable[[T], R], items: Sequence[T], tasks: Connection, results: Connection) -> None:
     # Ctrl-C reaches the whole process group; the parent alone reports it and stops the workers.
     # A SIGTERM to the group ends a worker at once, without the parent's "terminated" line.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -64,14 +82,14 @@ def _serve(function: Callable[[T], R], conn: Connection) -> None:
     gc.freeze()
     while True:
         try:
-            item = conn.recv()
+            index = tasks.recv()
         except EOFError:
             return
         try:
-            result: R | TaskLost = function(item)
+            result: R | TaskLost = function(items[index])
         except Exception as exc:  # a bug in one task must not cost the others their results
             result = TaskLost(f"{type(exc).__name__}: {exc}")
-        conn.send(result)
+        results.send(result)
 
 
 def run_all(
@@ -80,9 +98,9 @@ def run_all(
 ) -> list[R | TaskLost]:
     """`function` over `items` in up to `jobs` processes; results in the order of `items`.
 
-    `function` must be a module-level function, and items and results picklable. `on_done` is
-    told the position of each item as it finishes (or is lost), for progress. With `jobs` 1 the
-    items are run in this process (see above).
+    `function` must be a module-level function and results picklable (items too where processes
+    are spawned rather than forked). `on_done` is told the position of each item as it finishes
+    (or is lost), for progress. With `jobs` 1 the items are run in this process (see above).
     """
     if jobs <= 1:
         return _run_here(function, items, time_limit, on_done)
@@ -91,50 +109,56 @@ def run_all(
     workers: list[_Worker[T, R]] = []
 
     def feed(worker: _Worker[T, R]) -> None:
-        if queue:
-            index = queue.popleft()
-            worker.start(index, items[index], time_limit)
+        while queue and len(worker.sent) < IN_FLIGHT:
+            worker.send(queue.popleft(), time_limit)
 
     try:
-        workers = [_Worker(function) for _ in range(min(jobs, len(items)))]
+        workers = [_Worker(function, items) for _ in range(min(jobs, len(items)))]
         for worker in workers:
             feed(worker)
-        while busy := [w for w in workers if w.task is not None]:
+        while busy := [w for w in workers if w.sent]:
             timeout = max(0.0, min(w.deadline for w in busy) - time.monotonic())
-            wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout)
+            wait([w.results for w in busy] + [w.process.sentinel for w in busy], timeout)
             for position, worker in enumerate(workers):
-                if worker.task is None:
+                if not worker.sent:
                     continue
-                task = worker.task
-                lost = _collect(worker, results, time_limit)
-                if lost:
-                    results[worker.task] = lost
+                task = worker.sent[0]
+                outcome = _collect(worker, results, time_limit)
+                if outcome is _RUNNING:
+                    continue
+                if isinstance(outcome, TaskLost):
+                    results[task] = outcome
+                    queue.extendleft(reversed(list(worker.sent)[1:]))  # not started: to another worker
                     worker.stop()
-                    worker = workers[position] = _Worker(function)
-                if worker.task is None:
-                    feed(worker)  # at once: the other workers' results can be read meanwhile
-                    if on_done is not None:
-                        on_done(task)
+                    worker = workers[position] = _Worker(function, items)
+                feed(worker)  # at once: the other workers' results can be read meanwhile
+                if on_done is not None:
+                    on_done(task)
     finally:
         for worker in workers:
             worker.stop()
     return results  # type: ignore[return-value]  # every slot was filled
 
 
-def _collect(worker: _Worker, results: list, time_limit: float) -> TaskLost | None:
-    """Store the worker's result if it has one; say why the task is lost if it never will."""
-    if worker.conn.poll():
+_RUNNING = object()
+
+
+def _collect(worker: _Worker, results: list, time_limit: float) -> TaskLost | object | None:
+    """Store the result of the worker's running task if it has one (None); say why the task is
+    lost if it never will have one; `_RUNNING` while it may still."""
+    if worker.results.poll():
         try:
-            results[worker.task] = worker.conn.recv()
+            results[worker.sent[0]] = worker.results.recv()
         except EOFError:
             return _death(worker)
-        worker.task = None
+        worker.sent.popleft()
+        worker.deadline = time.monotonic() + time_limit  # the next one has just started
         return None
     if not worker.process.is_alive():
         return _death(worker)
     if time.monotonic() >= worker.deadline:
         return TaskLost(f"took longer than the {time_limit:g}s limit")
-    return None
+    return _RUNNING
 
 
 def _death(worker: _Worker) -> TaskLost:

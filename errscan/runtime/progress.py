@@ -10,6 +10,8 @@ import sys
 import time
 from typing import TextIO
 
+from errscan.terminal import printable
+
 REDRAW_SECONDS = 0.2  # a parsing count is redrawn at most this often
 
 
@@ -24,7 +26,7 @@ class Progress:
         """A scan begins (of positions `position` to `last`, scanned together); the line is
         overwritten when it ends."""
         positions = f"{position}-{last}" if last is not None and last != position else f"{position}"
-        self._line = f"[{positions}/{total}] {label}: scanning…"
+        self._line = f"[{positions}/{total}] {printable(label)}: scanning…"
         self._write(f"\r\033[K{self._line}")
 
     def parsing(self, done: int, total: int) -> None:
@@ -38,12 +40,12 @@ class Progress:
     def finish(self, label: str, position: int, total: int, files: int, reused: int) -> None:
         """One line per finished scan: files parsed versus reused (from the cache, or read for an
         earlier revision of this run)."""
-        self._write(f"\r\033[K[{position}/{total}] {label}: {files} files, {files - reused} parsed, {reused} reused\n")
+        self._write(f"\r\033[K[{position}/{total}] {printable(label)}: {files} files, {files - reused} parsed, {reused} reused\n")
 
     def note(self, text: str) -> None:
         """Something the user should know about what was read: shown even off a terminal."""
         clear = "\r\033[K" if self.enabled else ""  # over a progress line, if one is showing
-        self.stream.write(f"{clear}note: {text}\n")
+        self.stream.write(f"{clear}note: {printable(text)}\n")
         self.stream.flush()
 
     def _write(self, text: str) -> None:

@@ -2,7 +2,7 @@
 
 What this adds to the stages, and nothing else: which process runs what (a pool for extraction,
 a forked process per source for the rest; all here with one job), per-file time limits and the
-retry from `ast` of a file that was lost, the pickled bytes shared by the cache and the pipes, the
+retry from `ast` of a file that was lost, the encoded bytes shared by the cache and the pipes, the
 paused garbage collector, each stage's time, and scanning releases a few at a time.
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-import pickle
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -28,7 +27,7 @@ from errscan.model import Catalog, ParseFailure, ReleaseRef
 from errscan.profiles import Profile
 from errscan.profiles.vllm import VLLM
 from errscan.request import Revision, ScanRequest
-from errscan.runtime.cache import ScanCache, encode, open_cache, store_payload
+from errscan.runtime.cache import ScanCache, decode_catalog, decode_result, encode, open_cache, store_payload
 from errscan.runtime.pool import TaskLost, run_all
 from errscan.runtime.progress import Progress
 from errscan.scope import Scope
@@ -162,19 +161,26 @@ def _build_catalogs(jobs: list[_CatalogJob], results: list[list[FileResult]], op
         return [build_catalog(job, files, options) for job, files in zip(jobs, results)]
     task = partial(_catalog_task, jobs, results, options)
     outcomes = run_all(task, range(len(jobs)), processes, ANALYSIS_TIME_LIMIT)
-    return [
-        build_catalog(jobs[i], results[i], options) if isinstance(outcome, TaskLost) else pickle.loads(outcome)
-        for i, outcome in enumerate(outcomes)
-    ]
+    catalogs = []
+    for i, outcome in enumerate(outcomes):
+        if isinstance(outcome, TaskLost):
+            catalogs.append(build_catalog(jobs[i], results[i], options))
+            continue
+        payload, store_error = outcome
+        _note_store_error(options.cache, store_error)
+        catalogs.append(decode_catalog(payload))
+    return catalogs
 
 
-def _catalog_task(jobs: list[_CatalogJob], results: list[list[FileResult]], options: ScanOptions, i: int) -> bytes:
-    """In a forked process: one job's catalog, stored in the cache and sent home as the same bytes."""
+def _catalog_task(
+    jobs: list[_CatalogJob], results: list[list[FileResult]], options: ScanOptions, i: int
+) -> tuple[bytes, str | None]:
+    """In a forked process: one job's catalog, stored in the cache and sent home as the same bytes,
+    with why it could not be stored."""
     catalog = build_catalog(jobs[i], results[i], options, store=False)
     payload = encode(catalog)
-    if jobs[i].entry is not None:
-        _store_quietly(jobs[i].entry, payload)
-    return payload
+    entry = jobs[i].entry if options.cache is not None and options.cache.writable else None
+    return payload, store_payload(entry, payload) if entry is not None else None
 
 
 def build_catalog(job: _CatalogJob, results: list[FileResult], options: ScanOptions, store: bool = True) -> Catalog:
@@ -227,16 +233,26 @@ def extract_all(
     most = max((len(family) for family in families), default=1)
     done = (lambda task: on_parsed(len(work[task].sources))) if on_parsed is not None else None
     outcomes = run_all(_extract_task, work, jobs, time_limit * most, done)
-    results: list[FileResult | bytes] = []
+    results: list[FileResult] = []
     for task, outcome in zip(work, outcomes):
         if not isinstance(outcome, TaskLost):
-            results += outcome
+            results += _extracted(outcome, cache)
             continue
         alone = [_task((source,), task.catalogued, cache, logs, outcome.reason) for source in task.sources]
         for retry, retried in zip(alone, run_all(_extract_task, alone, jobs, time_limit)):
-            results += [_unreadable(retry.sources[0], retried.reason)] if isinstance(retried, TaskLost) else retried
-    decoded = [pickle.loads(r) if isinstance(r, bytes) else r for r in results]
-    return sorted(decoded, key=lambda r: r.path)
+            results += [_unreadable(retry.sources[0], f"{retried.reason}; skipped")] if isinstance(retried, TaskLost) else _extracted(retried, cache)
+    return sorted(results, key=lambda r: r.path)
+
+
+def _extracted(outcome: tuple[list[bytes], str | None], cache: ScanCache | None) -> list[FileResult]:
+    payloads, store_error = outcome
+    _note_store_error(cache, store_error)
+    return [decode_result(payload) for payload in payloads]
+
+
+def _note_store_error(cache: ScanCache | None, error: str | None) -> None:
+    if cache is not None and error is not None:
+        cache.write_failed(error)
 
 
 def extract_shared(
@@ -248,9 +264,14 @@ def extract_shared(
     `on_parsed(done, total)` follows the parsing."""
     scope, cache = options.scope, options.cache
     wanted: dict[tuple[str, str, bool], SourceFile] = {}
+    unread: dict[tuple[str, str, bool], FileResult] = {}  # neither cached nor parsed: reported
     for files in file_lists:
         for f in files:
-            wanted.setdefault((f.path, f.digest, scope.catalogues(f.path)), f)
+            key = (f.path, f.digest, scope.catalogues(f.path))
+            if f.unreadable is not None:
+                unread[key] = _unreadable(f, f.unreadable)
+            else:
+                wanted.setdefault(key, f)
     keys = list(wanted)
     logs = LogCalls(options.profile.log_helpers)
     stored = cache.stored(keys, logs) if cache is not None else [False] * len(keys)
@@ -271,6 +292,7 @@ def extract_shared(
         found[(result.path, result.digest, scope.catalogues(result.path))] = result
     to_parse = set(found)  # parsed now, missing or damaged in the cache
     found.update((key, hit) for key, hit in hits.items() if hit is not None)
+    found.update(unread)
     results, parsed = [], []
     for files in file_lists:
         own = [(f.path, f.digest, scope.catalogues(f.path)) for f in files]
@@ -304,25 +326,21 @@ def _task(
     sources: tuple[SourceFile, ...] | list[SourceFile], catalogued: bool, cache: ScanCache | None,
     logs: LogCalls, libcst_failure: str | None = None,
 ) -> _Task:
-    entries = tuple(cache.entry_path(s.path, s.digest, catalogued, logs) if cache else None for s in sources)
+    store = cache is not None and cache.writable
+    entries = tuple(cache.entry_path(s.path, s.digest, catalogued, logs) if store else None for s in sources)
     return _Task(tuple(sources), catalogued, entries, logs, libcst_failure)
 
 
-def _extract_task(task: _Task) -> list[bytes]:
-    payloads = []
+def _extract_task(task: _Task) -> tuple[list[bytes], str | None]:
+    """The encoded results, each stored in the cache by this worker, and why storing failed if it did
+    (then nothing more is stored: a full disk only costs the cache)."""
+    payloads, store_error = [], None
     for result, entry in zip(extract_versions(task.sources, task.catalogued, task.libcst_failure, task.logs), task.entries):
         payloads.append(encode(result))
-        if entry is not None:
-            _store_quietly(entry, payloads[-1])
-    return payloads
-
-
-def _store_quietly(entry: Path, payload: bytes) -> None:
-    try:
-        store_payload(entry, payload)
-    except OSError:
-        pass  # the cache only saves time: a full disk must not cost the scan its result
+        if entry is not None and store_error is None:
+            store_error = store_payload(entry, payloads[-1])
+    return payloads, store_error
 
 
 def _unreadable(source: SourceFile, reason: str) -> FileResult:
-    return FileResult(source.path, source.digest, (), None, (), 0, ParseFailure(source.path, 1, f"{reason}; skipped"))
+    return FileResult(source.path, source.digest, (), None, (), 0, ParseFailure(source.path, 1, reason))

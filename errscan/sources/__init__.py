@@ -7,6 +7,8 @@ version it was read at. Nothing here parses Python.
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Protocol
@@ -15,11 +17,54 @@ from errscan.errors import UsageError
 from errscan.profiles import Profile
 
 
+MAX_FILE_BYTES = 4 << 20  # a larger .py file is reported, not read: vLLM's largest is a few hundred KB
+
+
 @dataclass(frozen=True)
 class SourceFile:
     path: str  # repo-relative, "/"-separated
     data: bytes
     digest: str  # git blob sha-1 of `data`: the same for a file read from git or from disk
+    unreadable: str | None = None  # why the file could not be read (then `data` is empty): reported, not parsed
+
+
+class NotReadable(Exception):
+    """A file that is not read: its reason is the whole message (`not a regular file: a FIFO`)."""
+
+
+def read_regular(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of `path` when it is a regular file (or a symlink to one) of at most `limit` bytes.
+
+    Anything else raises NotReadable at once: a FIFO or a device is never read from (opening it
+    does not wait for a writer), a symlink loop or a dangling link is not followed for ever."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise NotReadable(f"cannot open: {exc.strerror or exc}") from exc
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise NotReadable(f"not a regular file: {_kind(info.st_mode)}")
+            if info.st_size > limit:
+                raise NotReadable(f"larger than {limit >> 20} MB ({info.st_size} bytes)")
+            data = handle.read(limit + 1)
+        except OSError as exc:
+            raise NotReadable(f"cannot read: {exc.strerror or exc}") from exc
+    if len(data) > limit:  # grew while being read
+        raise NotReadable(f"larger than {limit >> 20} MB")
+    return data
+
+
+def _kind(mode: int) -> str:
+    kinds = {stat.S_ISFIFO: "a FIFO", stat.S_ISCHR: "a character device", stat.S_ISBLK: "a block device",
+             stat.S_ISSOCK: "a socket", stat.S_ISDIR: "a folder"}
+    return next((name for test, name in kinds.items() if test(mode)), "not a file")
+
+
+def unreadable_file(path: str, reason: str) -> SourceFile:
+    """A file that is reported as `path:1: reason` and left out of the scan."""
+    return SourceFile(path, b"", "", reason)
 
 
 class Source(Protocol):

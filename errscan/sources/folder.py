@@ -9,7 +9,7 @@ from typing import Iterator
 
 from errscan.errors import UsageError
 from errscan.profiles import Profile
-from errscan.sources import SourceFile, blob_digest, package_scope
+from errscan.sources import NotReadable, SourceFile, blob_digest, package_scope, read_regular, unreadable_file
 
 
 class FolderSource:
@@ -21,11 +21,8 @@ class FolderSource:
         if git_top != self._base:
             git_top = None
         version_path = self._base / profile.version_file if profile.version_file else None
-        info = (
-            profile.read_version(version_path.read_text("utf-8", errors="replace"))
-            if version_path and version_path.is_file()
-            else None
-        )
+        version_text = _read_text(version_path) if version_path else None
+        info = profile.read_version(version_text) if version_text is not None else None
         self.version = info.version if info else None
         self.commit = info.commit if info and info.commit else (_git_head(git_top) if git_top else None)
         self.notes: tuple[str, ...] = ()
@@ -35,22 +32,52 @@ class FolderSource:
                           "use --commit to scan a commit",)
             self.commit = None
         self.description = str(path)
-        self._paths = sorted(_python_files(self._read_dir, self._base))
-        if not self._paths:
+        self._unreadable_folders: list[SourceFile] = []
+        self._paths = sorted(self._python_files())
+        if not self._paths and not self._unreadable_folders:
             raise UsageError(f"no Python files under {path}")
 
     def files(self) -> Iterator[SourceFile]:
-        for rel in self._paths:
-            data = (self._base / rel).read_bytes()
+        """Every .py file's bytes; a file that is not read (see `read_regular`, or a name that is
+        not UTF-8) and a folder that cannot be listed come as `unreadable` entries, in path order."""
+        unread = {f.path: f for f in self._unreadable_folders}
+        for rel in sorted([*self._paths, *unread]):
+            if rel in unread:
+                yield unread[rel]
+                continue
+            shown = _printable_path(rel)
+            if shown != rel:
+                yield unreadable_file(shown, "the file name is not UTF-8; skipped")
+                continue
+            try:
+                data = read_regular(self._base / rel)
+            except NotReadable as exc:
+                yield unreadable_file(rel, f"{exc}; skipped")
+                continue
             yield SourceFile(rel, data, blob_digest(data))
 
+    def _python_files(self) -> Iterator[str]:
+        def unlisted(error: OSError) -> None:
+            rel = _printable_path(Path(error.filename).relative_to(self._base).as_posix())
+            self._unreadable_folders.append(unreadable_file(rel, f"cannot list the folder: {error.strerror}; skipped"))
 
-def _python_files(folder: Path, base: Path) -> Iterator[str]:
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "__pycache__"]
-        for name in filenames:
-            if name.endswith(".py"):
-                yield Path(dirpath, name).relative_to(base).as_posix()
+        for dirpath, dirnames, filenames in os.walk(self._read_dir, onerror=unlisted):
+            dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "__pycache__"]
+            for name in filenames:
+                if name.endswith(".py"):
+                    yield Path(dirpath, name).relative_to(self._base).as_posix()
+
+
+def _printable_path(path: str) -> str:
+    """`path` with the bytes of a name that is not UTF-8 shown as `\\xNN`: a name that JSON and pages can hold."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return read_regular(path).decode("utf-8", errors="replace")
+    except NotReadable:
+        return None
 
 
 def _git(args: list[str], cwd: Path) -> str | None:

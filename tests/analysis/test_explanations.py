@@ -77,9 +77,9 @@ def test_an_invariant_is_internal_and_says_what_to_report(explained):
 
 
 def test_no_example_when_the_solver_cannot_name_a_value():
-    from errscan.analysis.explain import Setting, _failing_values
+    from errscan.analysis.commands import Setting, failing_values
     from errscan.model import Knob
 
     inside_a_call = Setting("cfg.attention.sparse", Knob("config_field", "AttentionConfig.sparse"), "sparse", None)
     size = Setting("cfg.size", Knob("config_field", "Config.size"), "size", None)
-    assert _failing_values("check(cfg.attention.sparse) and cfg.size > limit", [inside_a_call, size]) is None
+    assert failing_values("check(cfg.attention.sparse) and cfg.size > limit", [inside_a_call, size]) is None

@@ -73,3 +73,23 @@ def test_another_schema_version_is_refused(site):
 def test_a_folder_without_an_index_is_no_site(tmp_path):
     with pytest.raises(UsageError, match="not an errscan site"):
         read_site(tmp_path)
+
+
+def test_an_id_that_is_not_one_is_never_made_a_path(site, tmp_path):
+    root, _ = site
+    outside = tmp_path / "outside.json"
+    outside.write_text("{}")
+    index = root / "api" / "index.json"
+    document = json.loads(index.read_text())
+    document["errors"][0]["id"] = "../../../outside"
+    index.write_text(json.dumps(document))
+    with pytest.raises(ErrscanError, match=r"Expected `str` matching regex '\^\[0-9a-f\]\{16\}\$' - at `\$.errors\[0\].id`"):
+        read_site(root)
+
+
+@pytest.mark.parametrize("body", ["[" * 100_000 + "]" * 100_000, '{"schema_version": 1, "errors": 7}', "[1, 2]"])
+def test_a_deeply_nested_or_mistyped_index_is_one_line(site, body):
+    root, _ = site
+    (root / "api" / "index.json").write_text(body)
+    with pytest.raises(ErrscanError, match="cannot read the site at|schema version"):
+        read_site(root)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import jsonschema
+import msgspec
 import pytest
 
 from errscan.render.site import write_site
@@ -247,6 +248,7 @@ def test_the_site_folder_gets_the_permissions_of_a_plain_folder(catalog, tmp_pat
 
 
 def test_an_interrupt_during_the_swap_waits_until_both_folders_are_in_order(tmp_path, monkeypatch):
+    """Where folders cannot be exchanged in one call, the swap takes two renames: a Ctrl-C between them waits."""
     import os
     import signal
 
@@ -266,8 +268,101 @@ def test_an_interrupt_during_the_swap_waits_until_both_folders_are_in_order(tmp_
         if len(calls) == 1:  # between moving the old site aside and moving the new one in
             os.kill(os.getpid(), signal.SIGINT)
 
+    monkeypatch.setattr(fsutil, "_exchange", lambda first, second: False)
     monkeypatch.setattr(fsutil.os, "replace", replace_then_interrupt)
     with pytest.raises(KeyboardInterrupt):
         fsutil.swap_in_folder(built, old)
-    assert (old / "new.txt").read_text() == "new" and len(calls) == 2
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # nothing left behind
+    assert (old / "new.txt").read_text() == "new" and (built / "old.txt").read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["built", "site"]  # nothing else left behind
+
+
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="renameat2 is Linux's")
+def test_the_swap_never_leaves_the_site_missing(tmp_path, monkeypatch):
+    """One exchange, no rename: a SIGKILL at any instant leaves the old site or the new one at --out."""
+    import os
+
+    from errscan.runtime import fsutil
+
+    old, built = tmp_path / "site", tmp_path / "built"
+    old.mkdir()
+    (old / "old.txt").write_text("old")
+    built.mkdir()
+    (built / "new.txt").write_text("new")
+
+    def no_rename(*args):
+        raise AssertionError("a rename would leave a moment with no site")
+
+    monkeypatch.setattr(fsutil.os, "replace", no_rename)
+    monkeypatch.setattr(fsutil.os, "rename", no_rename)
+    fsutil.swap_in_folder(built, old)
+    assert (old / "new.txt").read_text() == "new" and (built / "old.txt").read_text() == "old"
+
+
+def test_a_folder_holding_only_an_index_is_not_a_site(catalog, tmp_path):
+    from errscan.errors import UsageError
+
+    out = tmp_path / "out"
+    (out / "api").mkdir(parents=True)
+    (out / "api" / "index.json").write_text("{}")
+    (out / "thesis.tex").write_text("years of work")
+    with pytest.raises(UsageError, match="not an errscan site"):
+        write_site(catalog, out)
+    assert (out / "thesis.tex").read_text() == "years of work"
+
+
+@pytest.mark.parametrize("foreign", [".git/HEAD", "CNAME", "errors/notes.txt"])
+def test_a_site_holding_files_errscan_did_not_write_is_not_replaced(catalog, tmp_path, foreign):
+    from errscan.errors import UsageError
+
+    out = tmp_path / "site"
+    write_site(catalog, out)
+    (out / foreign).parent.mkdir(parents=True, exist_ok=True)
+    (out / foreign).write_text("the user's")
+    changed = msgspec.structs.replace(catalog, errors=catalog.errors[1:])
+    with pytest.raises(UsageError, match=f"errscan did not write {foreign.split('/')[0] if foreign.startswith('.git') else foreign}"):
+        write_site(changed, out)
+    assert (out / foreign).read_text() == "the user's"
+
+
+def test_a_site_whose_marker_lists_no_files_is_replaced_unless_it_holds_more(catalog, tmp_path):
+    """Sites written before the marker listed its files: only errscan's own top-level names."""
+    from errscan.errors import UsageError
+    from errscan.render.site import MARKER
+
+    out = tmp_path / "site"
+    write_site(catalog, out)
+    (out / MARKER).write_text('{"build": "0"}')
+    (out / ".git").mkdir()
+    with pytest.raises(UsageError, match="errscan did not write .git"):
+        write_site(catalog, out)
+    (out / ".git").rmdir()
+    write_site(catalog, out)
+    assert json.loads((out / MARKER).read_text())["schema_version"] == 1
+
+
+def test_a_symlinked_out_is_written_through_and_kept(catalog, tmp_path):
+    real = tmp_path / "real"
+    link = tmp_path / "site"
+    link.symlink_to(real)
+    write_site(catalog, link)
+    assert link.is_symlink() and (real / "index.html").is_file()
+    write_site(msgspec.structs.replace(catalog, errors=catalog.errors[1:]), link)
+    assert link.is_symlink() and (real / "index.html").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["real", "site"]
+
+
+def test_a_symlink_to_a_missing_folder_makes_that_folder(catalog, tmp_path):
+    link = tmp_path / "site"
+    link.symlink_to(tmp_path / "later")
+    write_site(catalog, link)
+    assert link.is_symlink() and (tmp_path / "later" / "index.html").is_file()
+
+
+def test_a_symlink_loop_is_one_usage_error(catalog, tmp_path):
+    from errscan.errors import UsageError
+
+    (tmp_path / "site").symlink_to(tmp_path / "loop")
+    (tmp_path / "loop").symlink_to(tmp_path / "site")
+    with pytest.raises(UsageError, match="leads nowhere"):
+        write_site(catalog, tmp_path / "site")
+    assert (tmp_path / "site").is_symlink()

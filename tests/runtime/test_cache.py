@@ -174,3 +174,74 @@ def test_two_scans_at_once_share_the_cache_safely(tree, tmp_path):
     scan_with(tree, after)
     assert (after.stats.hits, after.stats.misses, after.stats.corrupt) == (FILES + 40, 0, [])
     assert not [p for p in cache_dir.rglob("*.tmp")]
+
+
+def entry_with(entry, payload: bytes) -> bytes:
+    """An entry as errscan frames it (magic, key hash, checksum), around any payload."""
+    import hashlib
+
+    return b"errscan-cache-2\n" + bytes.fromhex(entry.parent.name + entry.name) + hashlib.sha256(payload).digest() + payload
+
+
+class _Planted:
+    def __reduce__(self):
+        return (exec, ("open(__import__('os').environ['PLANTED'], 'w').write('ran')",))
+
+
+def test_an_entry_can_never_run_code(tree, tmp_path, monkeypatch):
+    import pickle
+
+    cold = scan_with(tree, ScanCache(tmp_path / "cache"))
+    victim = entries(ScanCache(tmp_path / "cache"))[0]
+    monkeypatch.setenv("PLANTED", str(tmp_path / "ran"))
+    victim.write_bytes(entry_with(victim, pickle.dumps(_Planted())))
+    cache = ScanCache(tmp_path / "cache")
+    assert scan_with(tree, cache).errors == cold.errors
+    assert not (tmp_path / "ran").exists() and cache.stats.corrupt == [victim]
+
+
+def test_another_keys_entry_in_its_place_is_a_miss(tree, tmp_path):
+    """Whole-scan entries: another scan's catalog copied over this one's must not make its site."""
+    cache_root = tmp_path / "cache"
+    scan_revision = lambda include: scan(FolderSource(tree, VLLM), ScanOptions(repo="o/r", scope=Scope(include), jobs=1, cache=ScanCache(cache_root)))
+    full = scan_revision(("**",))
+    narrow = scan_revision(("exceptions.py",))
+    assert len(narrow.errors) < len(full.errors)
+    catalogs = sorted((p for p in ScanCache(cache_root).catalog_folder.rglob("*") if p.is_file()), key=lambda p: p.stat().st_mtime_ns)
+    full_entry, narrow_entry = catalogs
+    full_entry.write_bytes(narrow_entry.read_bytes())
+    cache = ScanCache(cache_root)
+    again = scan(FolderSource(tree, VLLM), ScanOptions(repo="o/r", scope=Scope(("**",)), jobs=1, cache=cache))
+    assert again.errors == full.errors and cache.stats.corrupt == [full_entry]
+
+
+def test_an_entry_replaced_by_a_folder_is_a_miss(tree, tmp_path):
+    cold = scan_with(tree, ScanCache(tmp_path / "cache"))
+    victim = entries(ScanCache(tmp_path / "cache"))[0]
+    victim.unlink()
+    victim.mkdir()
+    cache = ScanCache(tmp_path / "cache")
+    assert scan_with(tree, cache).errors == cold.errors
+    assert cache.stats.write_error is not None  # its result could not be stored back
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_full_cache_disk_costs_only_the_cache_with_one_warning(tree, tmp_path, monkeypatch, jobs):
+    import errno
+
+    from click.testing import CliRunner
+
+    from errscan import cli
+    from errscan.runtime import cache as cache_module
+
+    def full(path, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(cache_module, "atomic_write_bytes", full)
+    done = CliRunner().invoke(
+        cli.cli, ["scan", str(tree), "--include", "**", "--cache-dir", str(tmp_path / "cache"),
+                  "--out", str(tmp_path / "site"), "-j", str(jobs), "-q"])
+    assert done.exit_code == 0, done.stderr
+    assert done.stderr.count("\n") == 1
+    assert done.stderr.startswith("errscan: warning: cannot write to the cache in ") and "No space left on device" in done.stderr
+    assert (tmp_path / "site" / "index.html").is_file()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from errscan.model import ErrorSite, Excerpt, Trigger
-from errscan.render.explain import defensive_check, firing_condition
+from errscan.render.checks import defensive_check, firing_condition
 
 
 def site(**changes) -> ErrorSite:
