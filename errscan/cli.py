@@ -339,9 +339,9 @@ def summary_line(catalog: Catalog, out: Path, write_seconds: float) -> str:
     timing = cached + ", ".join(f"{name} {seconds:.1f}s" for name, seconds in {**stages, "write": write_seconds}.items())
     return (
         f"scanned {commit}: read {s.files_read} files, catalogued {s.files_catalogued} files: "
-        f"{s.raises} raises, {s.asserts} asserts with a message, {s.reraises} re-raises, "
+        f"{s.raises} raises, {s.asserts} asserts with a message, {s.logs} log sites, {s.reraises} re-raises, "
         f"{len(s.parse_failures)} parse failures; graph of {s.graph_files} files: {s.graph_edges} edges, "
-        f"{s.unresolved_calls} unresolved calls; chains for {s.errors_with_chain}/{s.raises + s.asserts} errors; "
+        f"{s.unresolved_calls} unresolved calls; chains for {s.errors_with_chain}/{s.raises + s.asserts + s.logs} errors; "
         f"{s.stage_seconds.get('total', 0) + write_seconds:.1f}s ({timing}) -> {out}"
     )
 

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-SCHEMA_VERSION = 3  # 2: records carry `explanation`; 3: call-graph edges carry `receiver`
+SCHEMA_VERSION = 4  # 2: records carry `explanation`; 3: call-graph edges carry `receiver`; 4: log sites (`kind` "log", `level`)
 
 ErrorId = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{16}$")]  # see docs/ids.md
 
@@ -155,22 +155,32 @@ class History(Record):
     aliases: tuple[str, ...] = ()  # earlier ids of this error, whose pages lead here
 
 
+Level = Literal["warning", "error", "exception", "critical"]  # see errscan/extract/logcalls.py
+
+
+def label(exception: str, level: str | None) -> str:
+    """What names an error before its message: the exception, a warning's category, a log's level."""
+    return exception or (level or "").upper()
+
+
 class ErrorHead(Record):
     """What the index lists of an error: enough to find it and to recognise its message."""
 
     id: ErrorId
-    kind: Literal["raise", "assert"]
-    exception: str  # as written, e.g. "ValueError" or "errors.KVError"
+    kind: Literal["raise", "assert", "log"]
+    level: Level | None  # a log site's level; None for a raise or assert
+    exception: str  # as written, e.g. "ValueError" or "errors.KVError"; a warning's category; "" for a logger's record
     exception_qualname: str | None  # e.g. "builtins.ValueError", "vllm.x.KVError"
     message: str  # the template; see docs/templates.md
     path: str  # repo-relative, "/"-separated
-    line: int  # line of the `raise` / `assert` keyword
+    line: int  # first line of the `raise` / `assert` statement or of the log call
     function: str  # "Class.method", "function", "outer.<locals>.inner" or "<module>"
     url: str  # pinned GitHub link to the line
 
 
 class ErrorSite(ErrorHead):
-    """One place in the code that raises an error (a `raise` or an `assert` with a message)."""
+    """One place in the code that raises an error (a `raise` or an `assert` with a message) or
+    logs one (a log call at level warning or above, or `warnings.warn`)."""
 
     exception_bases: tuple[str, ...]  # qualified bases defined in the scanned tree, nearest first
     placeholders: tuple[Placeholder, ...]
@@ -186,7 +196,11 @@ class ErrorSite(ErrorHead):
 
     @property
     def title(self) -> str:
-        return self.message if self.message else self.exception
+        return self.message if self.message else self.label
+
+    @property
+    def label(self) -> str:
+        return label(self.exception, self.level)
 
     @property
     def connectors(self) -> tuple[str, ...]:
@@ -212,6 +226,7 @@ class ScanCounts(Record):
     files_catalogued: int
     raises: int
     asserts: int
+    logs: int  # log sites
     reraises: int
     parse_failures: tuple[ParseFailure, ...]
     graph_files: int = 0  # files whose facts the call graph was built from
@@ -263,6 +278,11 @@ class ErrorRef(Record):
     function: str
     exception: str
     message: str
+    level: str | None = None  # a log site's level
+
+    @property
+    def label(self) -> str:
+        return label(self.exception, self.level)
 
 
 class WordDiff(Record):
@@ -271,7 +291,7 @@ class WordDiff(Record):
 
 
 class FieldChange(Record):
-    field: str  # "message" | "exception" | "condition" | "location" | "knobs"
+    field: str  # "message" | "exception" | "level" | "condition" | "location" | "knobs"
     old: str
     new: str
 

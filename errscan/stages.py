@@ -19,6 +19,7 @@ from typing import Iterator, Sequence
 from errscan.analysis import AnalysisStats
 from errscan.extract import FileResult, extract_file, extract_file_from_ast
 from errscan.extract.facts import ModuleFacts
+from errscan.extract.logcalls import GENERIC, LogCalls
 from errscan.extract.reuse import BodyMemo
 from errscan.extract.sites import RawSite
 
@@ -33,7 +34,7 @@ EXCERPT_CONTEXT = 10  # lines shown above and below a site
 
 
 def extract_versions(
-    versions: Sequence[SourceFile], catalogued: bool, libcst_failure: str | None = None
+    versions: Sequence[SourceFile], catalogued: bool, libcst_failure: str | None = None, logs: LogCalls = GENERIC
 ) -> Iterator[FileResult]:
     """The results of the versions of one path (from several releases), oldest first.
 
@@ -41,12 +42,12 @@ def extract_versions(
     a single version keeps none (it would never be read). With `libcst_failure` (the reason libcst
     failed on this file before), sites come from `ast` alone.
     """
-    memo = BodyMemo() if len(versions) > 1 else None
+    memo = BodyMemo(logs) if len(versions) > 1 else None
     for source in versions:
         if libcst_failure is None:
-            yield extract_file(source, catalogued, memo)
+            yield extract_file(source, catalogued, memo, logs)
         else:
-            yield extract_file_from_ast(source, catalogued, libcst_failure, memo)
+            yield extract_file_from_ast(source, catalogued, libcst_failure, memo, logs)
 
 
 def package_index(results: Sequence[FileResult]) -> PackageIndex:
@@ -87,6 +88,7 @@ def assemble_catalog(
         files_catalogued=len(catalogued),
         raises=kinds["raise"],
         asserts=kinds["assert"],
+        logs=kinds["log"],
         reraises=sum(r.reraises for r in results),
         parse_failures=tuple(r.failure for r in results if r.failure is not None),
         graph_files=len(graph.index.modules),
@@ -119,6 +121,7 @@ def _error_site(
     return ErrorSite(
         id=error_id(repo, result.path, raw.function, raw.exception, raw.message, ordinal),
         kind=raw.kind,
+        level=raw.level,
         exception=raw.exception,
         exception_qualname=qualname,
         exception_bases=index.bases(qualname) if qualname else (),

@@ -49,6 +49,7 @@ def field_changes(old: ErrorSite, new: ErrorSite) -> tuple[FieldChange, ...]:
     pairs = [
         ("message", _folded(old.message), _folded(new.message)),
         ("exception", short_exception(old), short_exception(new)),
+        ("level", old.level or "", new.level or ""),
         ("condition", condition_text(old), condition_text(new)),
         ("location", location_text(old), location_text(new)),
         ("knobs", knobs_text(old), knobs_text(new)),
@@ -128,7 +129,7 @@ def _moved_only(change: ErrorChange) -> bool:
 
 
 def error_ref(error: ErrorSite) -> ErrorRef:
-    return ErrorRef(error.id, error.path, error.line, error.function, error.exception, error.message)
+    return ErrorRef(error.id, error.path, error.line, error.function, error.exception, error.message, error.level)
 
 
 def _folded(text: str) -> str:

@@ -75,20 +75,20 @@ def _text(diff: CatalogDiff, paint: Paint) -> str:
     lines = [f"errscan diff {diff.old} -> {diff.new}: {headline(diff)}"]
     if diff.added:
         lines += ["", paint("added", "Added")]
-        lines += [paint("added", f"  + {_where(e)}  {e.exception}: {_clip(e.message)}") for e in diff.added]
+        lines += [paint("added", f"  + {_where(e)}  {e.label}: {_clip(e.message)}") for e in diff.added]
     if diff.removed:
         lines += ["", paint("removed", "Removed")]
-        lines += [paint("removed", f"  - {_where(e)}  {e.exception}: {_clip(e.message)}") for e in diff.removed]
+        lines += [paint("removed", f"  - {_where(e)}  {e.label}: {_clip(e.message)}") for e in diff.removed]
     changed, moved = split_changes(diff)
     if changed:
         lines += ["", paint("changed", "Changed")]
         for c in changed:
             fields = ", ".join(f.field for f in c.changes)
-            lines.append(paint("changed", f"  ~ {_where(c.new)}  {c.new.exception}  [{fields}]"))
+            lines.append(paint("changed", f"  ~ {_where(c.new)}  {c.new.label}  [{fields}]"))
             lines += [f"      {line}" for line in _details(c, _text_words(paint), str, "->")]
     if moved:
         lines += ["", paint("dim", "Moved lines only")]
-        lines += [f"  {c.new.path}:{c.old.line} -> {c.new.line}  {c.new.exception}: {_clip(c.new.message)}" for c in moved]
+        lines += [f"  {c.new.path}:{c.old.line} -> {c.new.line}  {c.new.label}: {_clip(c.new.message)}" for c in moved]
     return "\n".join(lines) + "\n"
 
 
@@ -145,13 +145,13 @@ def _markdown(diff: CatalogDiff, links: SourceLinks, max_chars: int | None) -> s
     for kind, refs, urls in (("added", diff.added, links.new), ("removed", diff.removed, links.old)):
         if refs:
             opening = ["", f"#### {kind.capitalize()}", "", "| Exception | Message | Where |", "|---|---|---|"]
-            rows = [f"| {code_span(e.exception)} | {markdown_text(e.message)} | {_linked_where(e, urls)} |" for e in refs]
+            rows = [f"| {code_span(e.label)} | {markdown_text(e.message)} | {_linked_where(e, urls)} |" for e in refs]
             sections.append(_Section(kind, opening, rows))
     changed, moved = split_changes(diff)
     if changed:
         entries = [
             "\n".join([
-                f"- {code_span(c.new.exception)} at {_linked_where(c.new, links.new)}",
+                f"- {code_span(c.new.label)} at {_linked_where(c.new, links.new)}",
                 *(f"  - {line}" for line in _details(c, _markdown_words, code_span, "→")),
             ])
             for c in changed

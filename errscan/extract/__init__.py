@@ -19,6 +19,7 @@ from errscan.extract.ast_sites import extract_ast_sites
 from errscan.extract.astutil import source_lines
 from errscan.extract.collect import collect_facts
 from errscan.extract.facts import SITE_KINDS, ModuleFacts
+from errscan.extract.logcalls import GENERIC, LogCalls
 from errscan.extract.names import is_package, module_name
 from errscan.extract.reuse import BodyMemo, collect_facts_reusing, collect_facts_with_memo
 from errscan.extract.sites import RawSite, extract_sites
@@ -37,21 +38,29 @@ class FileResult:
     failure: ParseFailure | None
 
 
-def extract_file(source: SourceFile, catalogued: bool, memo: BodyMemo | None = None) -> FileResult:
+def extract_file(
+    source: SourceFile, catalogued: bool, memo: BodyMemo | None = None, logs: LogCalls = GENERIC
+) -> FileResult:
     """Facts (and, when catalogued, sites) of one file; a file that cannot be read yields a failure.
 
     When libcst cannot parse or walk the file, its sites come from `ast` instead, and the failure
-    says so. A `memo` shared by the versions of one file saves walking the functions they share.
+    says so. A `memo` shared by the versions of one file saves walking the functions they share
+    (and says which calls are log sites); else `logs` does.
     """
-    return _extract(source, catalogued, None, memo)
+    return _extract(source, catalogued, None, memo, logs)
 
 
-def extract_file_from_ast(source: SourceFile, catalogued: bool, reason: str, memo: BodyMemo | None = None) -> FileResult:
+def extract_file_from_ast(
+    source: SourceFile, catalogued: bool, reason: str, memo: BodyMemo | None = None, logs: LogCalls = GENERIC
+) -> FileResult:
     """As `extract_file`, without libcst: for a file whose libcst parse overran or crashed."""
-    return _extract(source, catalogued, reason, memo)
+    return _extract(source, catalogued, reason, memo, logs)
 
 
-def _extract(source: SourceFile, catalogued: bool, libcst_failure: str | None, memo: BodyMemo | None) -> FileResult:
+def _extract(
+    source: SourceFile, catalogued: bool, libcst_failure: str | None, memo: BodyMemo | None, logs: LogCalls
+) -> FileResult:
+    logs = memo.logs if memo is not None else logs
     try:
         text = decode_source(source.data)
     except (SyntaxError, UnicodeDecodeError) as exc:
@@ -71,25 +80,25 @@ def _extract(source: SourceFile, catalogued: bool, libcst_failure: str | None, m
         line = getattr(exc, "lineno", None) or 1
         return _failed(source, ParseFailure(source.path, line, f"syntax error: {getattr(exc, 'msg', exc)}"))
     if memo is None:
-        facts = collect_facts(tree, module, package)
+        facts = collect_facts(tree, module, package, logs)
     else:
         facts = collect_facts_with_memo(tree, module, package, lines, memo)
     if not catalogued:
         return FileResult(source.path, source.digest, (), facts, (), 0, None)
     if not any(s.kind in SITE_KINDS for s in facts.statements):
-        # ast already saw every raise and assert: with no site among them, libcst has nothing to add.
+        # ast already saw every raise, assert and log call: with no site among them, libcst has nothing to add.
         reraises = sum(s.kind == "reraise" for s in facts.statements)
         return FileResult(source.path, source.digest, (), facts, (), reraises, None)
     failure_line = 1
     if libcst_failure is None:
         try:
-            sites, reraises = extract_sites(text, lines, tree, facts)
+            sites, reraises = extract_sites(text, lines, tree, facts, logs)
             return FileResult(source.path, source.digest, tuple(lines), facts, sites, reraises, None)
         except cst.ParserSyntaxError as exc:
             libcst_failure, failure_line = f"libcst cannot parse: {exc.message}", exc.raw_line
         except RecursionError:
             libcst_failure = "libcst cannot parse: nesting too deep for its recursion"
-    sites, reraises = extract_ast_sites(tree, text, lines, facts)
+    sites, reraises = extract_ast_sites(tree, text, lines, facts, logs)
     failure = ParseFailure(source.path, failure_line, f"{libcst_failure}; raise sites taken from ast")
     return FileResult(source.path, source.digest, tuple(lines), facts, sites, reraises, failure)
 

@@ -1,4 +1,4 @@
-"""Raise sites from the stdlib `ast` alone: the fallback for a file libcst cannot handle.
+"""Sites from the stdlib `ast` alone: the fallback for a file libcst cannot handle.
 
 libcst fails on some files `ast` reads fine (syntax newer than libcst, very long string
 concatenations that exhaust its recursion), and may be stopped for overrunning the time limit. The
@@ -11,19 +11,21 @@ from __future__ import annotations
 import ast
 import re
 
-from errscan.extract.astutil import child_blocks, rethrows
+from errscan.extract.astutil import child_blocks, dotted, rethrows
 from errscan.extract.facts import ModuleFacts
+from errscan.extract.logcalls import DEFAULT_WARNING, GENERIC, LogCalls, is_warnings_call
 from errscan.extract.names import ScopeStack, qualify
 from errscan.extract.sites import MESSAGE_KEYWORDS, RawSite, SiteText
-from errscan.extract.templates import EMPTY, Template, escape_literal, field_template, one_line
+from errscan.extract.templates import EMPTY, Template, escape_literal, field_template, one_line, percent_template
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _CONVERSIONS = {-1: "", ord("s"): "s", ord("r"): "r", ord("a"): "a"}
 
 
 class _AstSiteWalker:
-    def __init__(self, text: str, lines: list[str], facts: ModuleFacts):
+    def __init__(self, text: str, lines: list[str], facts: ModuleFacts, logs: LogCalls):
         self.text = text
+        self.logs = logs
         self.lines = lines
         self.facts = facts
         self.scopes = ScopeStack()
@@ -42,6 +44,8 @@ class _AstSiteWalker:
             elif isinstance(node, ast.Assert) and node.msg is not None:
                 self._site(node, "assert", "AssertionError", "builtins.AssertionError",
                            self._message(node.msg), None, self._source(node.test))
+            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and node.value.args:
+                self._call(node, node.value)
             else:
                 for block in child_blocks(node):
                     self.walk(block)
@@ -60,6 +64,26 @@ class _AstSiteWalker:
         message = self._call_message(node.exc) if isinstance(node.exc, ast.Call) else EMPTY
         cause = self._source(node.cause) if node.cause is not None else None
         self._site(node, "raise", exception, qualname, message, cause, None)
+
+    def _call(self, node: ast.Expr, call: ast.Call) -> None:
+        callee = dotted(call.func)
+        level = self.logs.level(callee)
+        if level is None:
+            return
+        exception, qualname = "", None
+        first, rest = call.args[0], call.args[1:]
+        if is_warnings_call(callee):
+            category = rest[0] if rest else next((k.value for k in call.keywords if k.arg == "category"), None)
+            exception = self._source(category) if category is not None else DEFAULT_WARNING
+            if _DOTTED.fullmatch(exception):
+                qualname = qualify(exception, self.facts.lookup(self.scopes.current), self.facts.module, self.facts.local_defs)
+            message = self._message(first)
+        elif rest and isinstance(first, ast.Constant) and isinstance(first.value, str):
+            sources = [self._source(value) for value in rest]
+            message = percent_template(first.value, sources, {}, ", ".join(sources))
+        else:
+            message = self._message(first)
+        self._site(node, "log", exception, qualname, message, None, None, level)
 
     def _call_message(self, call: ast.Call) -> Template:
         if call.args:
@@ -92,10 +116,10 @@ class _AstSiteWalker:
     def _source(self, node: ast.AST) -> str:
         return one_line(ast.get_source_segment(self.text, node) or ast.unparse(node))
 
-    def _site(self, node, kind, exception, qualname, message, cause, test) -> None:
+    def _site(self, node, kind, exception, qualname, message, cause, test, level=None) -> None:
         position = self.positions[(node.lineno, node.col_offset)]  # the facts' walk saw it too
         function = self.scopes.current or "<module>"
-        text = SiteText(kind, exception, qualname, message, function, self._comments_above(node), cause, test)
+        text = SiteText(kind, exception, qualname, message, function, self._comments_above(node), cause, test, level)
         self.sites.append(text.at(position))
 
     def _comments_above(self, node: ast.stmt) -> tuple[str, ...]:
@@ -120,9 +144,9 @@ def _spec(spec: ast.JoinedStr) -> str:
 
 
 def extract_ast_sites(
-    tree: ast.Module, text: str, lines: list[str], facts: ModuleFacts
+    tree: ast.Module, text: str, lines: list[str], facts: ModuleFacts, logs: LogCalls = GENERIC
 ) -> tuple[tuple[RawSite, ...], int]:
-    """Every raise and assert-with-message of the module, and the count of bare re-raises."""
-    walker = _AstSiteWalker(text, lines, facts)
+    """Every raise, assert-with-message and log call of the module, and the count of bare re-raises."""
+    walker = _AstSiteWalker(text, lines, facts, logs)
     walker.walk(tree.body)
     return tuple(walker.sites), walker.reraises

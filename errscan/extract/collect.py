@@ -19,6 +19,7 @@ from errscan.extract.facts import (
     AppendFact, AttributeDefault, AttributeRead, AttributeType, CallFact, ClassFact, FieldFact, FunctionFact, ModuleFacts,
     ReturnFact, StatementPosition,
 )
+from errscan.extract.logcalls import GENERIC, LogCalls
 from errscan.extract.names import ScopeStack, resolve_relative
 
 # Nodes that hold no call, or whose calls belong to another scope.
@@ -50,9 +51,10 @@ class FactCollector:
 
     `statement` and `body` are where a subclass may step in (`reuse` replays what it remembers)."""
 
-    def __init__(self, module: str, is_pkg: bool):
+    def __init__(self, module: str, is_pkg: bool, logs: LogCalls = GENERIC):
         self.module = module
         self.is_pkg = is_pkg
+        self.logs = logs
         self.scopes = ScopeStack()
         self.imports: list[tuple[str, str, str]] = []  # (scope, local, target), in the order bound
         self.local_defs: set[str] = set()
@@ -171,6 +173,9 @@ class FactCollector:
             self.position(stmt, kind, terms, partial)
         elif isinstance(stmt, ast.Assert):
             self.position(stmt, "assert" if stmt.msg is not None else "assert-nomsg", terms, partial)
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and stmt.value.args:
+            if self.logs.level(dotted(stmt.value.func)):
+                self.position(stmt, "log", terms, partial)
         elif isinstance(stmt, ast.Return):
             self.returns.append(ReturnFact(self.frame.scope, dotted(stmt.value) if stmt.value else None, stmt.lineno, terms))
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -466,5 +471,5 @@ def _class_of_type(node: ast.expr | None) -> str | None:
     return None
 
 
-def collect_facts(tree: ast.Module, module: str, is_pkg: bool) -> ModuleFacts:
-    return FactCollector(module, is_pkg).collect(tree)
+def collect_facts(tree: ast.Module, module: str, is_pkg: bool, logs: LogCalls = GENERIC) -> ModuleFacts:
+    return FactCollector(module, is_pkg, logs).collect(tree)

@@ -108,17 +108,17 @@ class AttributeDefault:
     test: str  # the term that tests it, as written: "self.engine_id is None"
 
 
-SITE_KINDS = frozenset({"raise", "assert"})  # the statement kinds that are catalogued
+SITE_KINDS = frozenset({"raise", "assert", "log"})  # the statement kinds that are catalogued
 
 
 @dataclass(frozen=True)
 class StatementPosition:
-    """A `raise` or `assert` statement; `kind` tells which and whether it is a site."""
+    """A `raise`, `assert` or log statement; `kind` tells which and whether it is a site."""
 
     line: int
     col: int
     end_line: int
-    kind: str  # "raise" | "reraise" | "assert" | "assert-nomsg"
+    kind: str  # "raise" | "reraise" | "assert" | "assert-nomsg" | "log" (see logcalls.py)
     condition: Condition = ()
     partial: tuple[str, ...] = ()  # steps on the way that were not understood
 
@@ -130,7 +130,7 @@ class ModuleFacts:
     imports: dict[str, dict[str, str]]  # scope -> local name -> imported dotted target
     local_defs: frozenset[str]  # module-level names bound by def, class, assignment or import
     classes: tuple[ClassFact, ...]
-    statements: tuple[StatementPosition, ...]  # every raise/assert, in source order
+    statements: tuple[StatementPosition, ...]  # every raise/assert/log call, in source order
     functions: tuple[FunctionFact, ...] = ()
     calls: tuple[CallFact, ...] = ()
     returns: tuple[ReturnFact, ...] = ()

@@ -16,6 +16,7 @@ from errscan.extract.astutil import bindings, first_line
 from errscan.extract.collect import FactCollector
 from errscan.extract.conditions import Condition, Env
 from errscan.extract.facts import ModuleFacts, StatementPosition
+from errscan.extract.logcalls import GENERIC, LogCalls
 
 _MOVED_LISTS = ("functions", "classes", "calls", "returns", "appends", "statements")
 _KEPT_LISTS = ("attribute_types", "attribute_reads", "attribute_defaults", "imports")  # no line in them: taken as they are
@@ -55,7 +56,8 @@ class BodyMemo:
     `class` whose text is unchanged is not even parsed again (`collect_facts_reusing`), as long as
     the module binds the names it read as it did."""
 
-    def __init__(self) -> None:
+    def __init__(self, logs: LogCalls = GENERIC) -> None:
+        self.logs = logs  # which calls are log sites, alike for every version walked
         self.bodies: dict[_BodyKey, _Body] = {}
         self.statements: dict[str, _Statement] = {}
         self.bodies_replayed = 0  # function bodies not walked again, for tests and benchmarks
@@ -121,7 +123,7 @@ class _RememberingCollector(FactCollector):
     adding what the memo kept instead of walking the same text again."""
 
     def __init__(self, module: str, is_pkg: bool, lines: list[str], memo: BodyMemo):
-        super().__init__(module, is_pkg)
+        super().__init__(module, is_pkg, memo.logs)
         self.lines = lines  # the source's lines, for the memo's keys
         self.memo = memo
         self.recording = False  # walking a body the memo will keep: its nested bodies are part of it

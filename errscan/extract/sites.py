@@ -1,6 +1,6 @@
-"""Raise sites of one module, found by a libcst walk (concrete syntax keeps comments and messages).
+"""Sites of one module (raises, asserts, log calls), found by a libcst walk (concrete syntax keeps comments and messages).
 
-libcst parses only what needs concrete syntax: the outermost functions that hold a raise or assert,
+libcst parses only what needs concrete syntax: the outermost functions that hold a site,
 each on its own (a quarter of vLLM's lines), and the whole module only when a site lies outside every
 function, where module-level names may make up its message. Line numbers come from the `ast` facts
 of the same text, matched statement for statement in source order, because libcst's
@@ -21,6 +21,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from errscan.extract.astutil import child_blocks, first_line, is_value_name
 from errscan.extract.conditions import Condition
 from errscan.extract.facts import SITE_KINDS, ModuleFacts, StatementPosition
+from errscan.extract.logcalls import DEFAULT_WARNING, GENERIC, LogCalls, is_warnings_call
 from errscan.extract.names import ScopeStack, qualify
 from errscan.extract.templates import EMPTY, LocalLookup, Template, TemplateBuilder
 from errscan.model import Placeholder
@@ -45,6 +46,7 @@ class RawSite:
     assert_test: str | None
     condition: Condition = ()  # path condition within the function (from the ast facts)
     partial: tuple[str, ...] = ()
+    level: str | None = None  # a log site's: "warning", "error", "exception" or "critical"
 
 
 @dataclass(frozen=True)
@@ -60,13 +62,14 @@ class SiteText:
     comments: tuple[str, ...]
     cause: str | None
     assert_test: str | None
+    level: str | None = None
 
     def at(self, position: StatementPosition) -> RawSite:
         """The site, in RawSite's field order."""
         return RawSite(
             self.kind, self.exception, self.exception_qualname, self.template.text, self.template.placeholders,
             position.line, position.end_line, self.function, self.comments, self.cause, self.assert_test,
-            position.condition, position.partial,
+            position.condition, position.partial, self.level,
         )
 
 
@@ -75,8 +78,11 @@ class _SiteWalker:
     assignment, handler and scope it needs, while libcst's visitor over every node would cost
     several times the parse."""
 
-    def __init__(self, module: cst.Module, facts: ModuleFacts, scopes: Sequence[tuple[str, bool]] = ()):
+    def __init__(
+        self, module: cst.Module, facts: ModuleFacts, scopes: Sequence[tuple[str, bool]] = (), logs: LogCalls = GENERIC
+    ):
         self.facts = facts
+        self.logs = logs
         self.scopes = ScopeStack()
         for name, is_function in scopes:
             self.scopes.push(name, is_function)
@@ -85,7 +91,7 @@ class _SiteWalker:
         # file's tree would then wait for the cyclic garbage collector instead of being freed.
         self.templates = TemplateBuilder(module, _single_assignment_lookup(self.assignments))
         self.comments: tuple[str, ...] = ()
-        self.events: list[str] = []  # kind of every raise/assert, to match the ast positions
+        self.events: list[str] = []  # kind of every raise/assert/log, to match the ast positions
         self.pending: list[tuple[cst.Raise | cst.Assert, SiteText]] = []
 
     def walk(self, statements: Sequence[cst.BaseStatement]) -> None:
@@ -136,6 +142,8 @@ class _SiteWalker:
                     self._assigned(small.target.value, small.value)
             elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
                 self._assigned(small.target.value, None)
+            elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                self._call(small, small.value)
 
     # local facts the message and exception may refer to
     def _assign(self, node: cst.Assign) -> None:
@@ -168,9 +176,31 @@ class _SiteWalker:
         test = self.templates.source(node.test)
         self._site(node, "assert", "AssertionError", "builtins.AssertionError", template, None, test)
 
-    def _site(self, node, kind, exception, qualname, template, cause, test) -> None:
+    def _call(self, node: cst.Expr, call: cst.Call) -> None:
+        """A call statement: a log site when `logs` says so (as the ast walk does, `logs.level`)."""
+        positional = [a for a in call.args if a.keyword is None and a.star != "**"]
+        callee = _dotted(call.func)
+        level = self.logs.level(callee) if positional else None
+        if level is None:
+            return
+        self.events.append("log")
+        exception, qualname = "", None
+        if is_warnings_call(callee):
+            category = positional[1].value if len(positional) > 1 else _keyword(call, "category")
+            dotted = _dotted(category) if category is not None else DEFAULT_WARNING
+            exception = dotted or self.templates.source(category)
+            qualname = self._qualify(dotted) if dotted else None
+            template = self.templates.render(positional[0].value)
+        elif positional[0].star:
+            template = self.templates.render(call)
+        else:
+            template = self.templates.log_message(positional[0].value, [a.value for a in positional[1:]])
+        self._site(node, "log", exception, qualname, template, None, None, level)
+
+    def _site(self, node, kind, exception, qualname, template, cause, test, level=None) -> None:
         function = self.scopes.current or "<module>"
-        self.pending.append((node, SiteText(kind, exception, qualname, template, function, self.comments, cause, test)))
+        text = SiteText(kind, exception, qualname, template, function, self.comments, cause, test, level)
+        self.pending.append((node, text))
 
     def _describe_raised(self, exc: cst.BaseExpression) -> tuple[str, str | None, Template]:
         target = exc.func if isinstance(exc, cst.Call) else exc
@@ -196,6 +226,10 @@ class _SiteWalker:
     def _qualify(self, dotted: str) -> str | None:
         lookup = self.facts.lookup(self.scopes.current)
         return qualify(dotted, lookup, self.facts.module, self.facts.local_defs)
+
+
+def _keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
+    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
 
 
 def _rethrows(exc: cst.BaseExpression) -> bool:
@@ -256,20 +290,20 @@ class _RegionsDisagree(Exception):
 
 
 def extract_sites(
-    text: str, lines: list[str], tree: ast.Module, facts: ModuleFacts
+    text: str, lines: list[str], tree: ast.Module, facts: ModuleFacts, logs: LogCalls = GENERIC
 ) -> tuple[tuple[RawSite, ...], int]:
-    """Every raise and assert-with-message of the module, and the count of re-raises.
+    """Every raise, assert-with-message and log call of the module, and the count of re-raises.
 
     Raises libcst's ParserSyntaxError (or RecursionError) when libcst cannot parse the module.
     """
     regions = _regions(tree, [s.line for s in facts.statements])
     if regions is not None:
         try:
-            return _sites_of_regions(lines, regions, facts), sum(s.kind == "reraise" for s in facts.statements)
+            return _sites_of_regions(lines, regions, facts, logs), sum(s.kind == "reraise" for s in facts.statements)
         except (_RegionsDisagree, cst.ParserSyntaxError):
             pass
     module = cst.parse_module(text)
-    visitor = _SiteWalker(module, facts)
+    visitor = _SiteWalker(module, facts, (), logs)
     visitor.walk(module.body)
     return _raw_sites(visitor, _positions(module, facts, visitor)), visitor.events.count("reraise")
 
@@ -301,14 +335,14 @@ def _regions(tree: ast.Module, lines: list[int]) -> list[_Region] | None:
     return regions if visit(tree.body, ()) else None
 
 
-def _sites_of_regions(lines: list[str], regions: list[_Region], facts: ModuleFacts) -> tuple[RawSite, ...]:
+def _sites_of_regions(lines: list[str], regions: list[_Region], facts: ModuleFacts, logs: LogCalls) -> tuple[RawSite, ...]:
     sites: list[RawSite] = []
     for region in regions:
         chunk = "\n".join(lines[region.start - 1 : region.end]) + "\n"
         indented = chunk[:1] in (" ", "\t")
         # a method keeps its indentation as the block of an `if True:`
         module = cst.parse_module("if True:\n" + chunk if indented else chunk)
-        visitor = _SiteWalker(module, facts, [(name, False) for name in region.classes])
+        visitor = _SiteWalker(module, facts, [(name, False) for name in region.classes], logs)
         visitor.walk(module.body[0].body.body if indented else module.body)
         statements = [s for s in facts.statements if region.start <= s.line <= region.end]
         if [s.kind for s in statements] != visitor.events:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import string
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Mapping, Sequence
 
 import libcst as cst
 
@@ -124,37 +124,33 @@ class TemplateBuilder:
         return result
 
     def _percent(self, node: cst.BinaryOperation, depth: int) -> Template:
-        fmt = self.render(node.left, depth)
-        if fmt.placeholders:  # the format itself is not a plain literal: cannot expand its specs
-            return fmt + self._placeholder(node.right, "percent")
         values = node.right
-        positional = list(values.elements) if isinstance(values, cst.Tuple) else [values]
+        positional = [e.value for e in values.elements] if isinstance(values, cst.Tuple) else [values]
+        return self._percent_of(node.left, positional, values, depth)
+
+    def log_message(self, fmt: cst.BaseExpression, args: Sequence[cst.BaseExpression]) -> Template:
+        """A logging call's message: logging prints `fmt % args` when there are args (a lone
+        mapping fills `%(key)s`), else `fmt` as it is."""
+        if not args:
+            return self.render(fmt)
+        return self._percent_of(fmt, list(args), args[0] if len(args) == 1 else None, 0)
+
+    def _percent_of(
+        self, fmt_node: cst.BaseExpression, positional: list[cst.BaseExpression],
+        mapping: cst.BaseExpression | None, depth: int,
+    ) -> Template:
+        """`fmt % values`: `positional` fill the specs in turn, `mapping` (a dict display) the keyed ones."""
+        fmt = self.render(fmt_node, depth)
+        whole = ", ".join(self.source(value) for value in positional)
+        if fmt.placeholders:  # the format itself is not a plain literal: cannot expand its specs
+            return fmt + field_template(whole, "percent")
         keyed = {}
-        if isinstance(values, cst.Dict):
-            for element in values.elements:
+        if isinstance(mapping, cst.Dict):
+            for element in mapping.elements:
                 if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
-                    keyed[element.key.evaluated_value] = element.value
+                    keyed[element.key.evaluated_value] = self.source(element.value)
         literal = fmt.text.replace("{{", "{").replace("}}", "}")
-        result, index, last = EMPTY, 0, 0
-        for match in _PERCENT_SPEC.finditer(literal):
-            result += Template(escape_literal(literal[last : match.start()]), ())
-            last = match.end()
-            kind = match.group("type")
-            if kind == "%":
-                result += Template("%", ())
-                continue
-            conversion = "r" if kind == "r" else ""
-            key = match.group("key")
-            if key is not None and key in keyed:
-                result += self._placeholder(keyed[key], "percent", conversion)
-            elif key is None and index < len(positional):
-                element = positional[index]
-                value = element.value if isinstance(element, cst.Element) else element
-                result += self._placeholder(value, "percent", conversion)
-                index += 1
-            else:
-                result += self._placeholder(node.right, "percent", conversion)
-        return result + Template(escape_literal(literal[last:]), ())
+        return percent_template(literal, [self.source(value) for value in positional], keyed, whole)
 
     def _format_call(self, receiver: cst.BaseExpression, args: tuple[cst.Arg, ...]) -> Template:
         fmt = self.render(receiver)
@@ -178,6 +174,29 @@ class TemplateBuilder:
             expr = field_name if value is None else self.source(value) + rest
             result += field_template(expr, "format", conversion or "", spec or "")
         return result
+
+
+def percent_template(literal: str, positional: Sequence[str], keyed: Mapping[str, str], whole: str) -> Template:
+    """`literal % values`, each conversion a placeholder holding the source of its value: the next of
+    `positional`, or a key's of `keyed`; `whole` (the source of all values) where neither says."""
+    result, index, last = EMPTY, 0, 0
+    for match in _PERCENT_SPEC.finditer(literal):
+        result += Template(escape_literal(literal[last : match.start()]), ())
+        last = match.end()
+        kind = match.group("type")
+        if kind == "%":
+            result += Template("%", ())
+            continue
+        conversion = "r" if kind == "r" else ""
+        key = match.group("key")
+        if key is not None and key in keyed:
+            result += field_template(keyed[key], "percent", conversion)
+        elif key is None and index < len(positional):
+            result += field_template(positional[index], "percent", conversion)
+            index += 1
+        else:
+            result += field_template(whole, "percent", conversion)
+    return result + Template(escape_literal(literal[last:]), ())
 
 
 def one_line(code: str) -> str:

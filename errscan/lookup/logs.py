@@ -10,6 +10,8 @@ Each line is stripped of that noise first; lines are then grouped by process tag
 lines of one process read as one stream, and each stream is parsed for tracebacks and exception
 lines. What a message really is cannot always be decided here (where does a wrapped message end,
 was a break inside a word), so every error carries its possible readings and the matcher picks.
+A vLLM record at level WARNING or above that names no exception is a logged error too: its
+message is what a log site wrote, and its `[file.py:123]` says which call wrote it.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ _RECORD = re.compile(
     r"(?P<record>(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:[.,]\d+)?"
     r"\s+(?:\[[^\]\s]+:\d+\]|[^\s\]]+:\d+\]))\s?"
 )
+_RECORD_SOURCE = re.compile(r"(?P<file>[^\s\[\]]+):(?P<line>\d+)\]$")
+_RECORD_LEVELS = {"WARNING": "warning", "WARN": "warning", "ERROR": "error", "CRITICAL": "critical", "FATAL": "critical"}
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):\s*$")
 _CHAIN = re.compile(
     r"(The above exception was the direct cause of the following exception:"
@@ -66,13 +70,23 @@ class Frame:
 
 
 @dataclass(frozen=True)
+class RecordSource:
+    """Where a log record says it was written: `[file.py:123]` (vLLM prints the file's name only)."""
+
+    file: str
+    line: int
+
+
+@dataclass(frozen=True)
 class LoggedError:
-    """One exception as the log shows it."""
+    """One exception, or one log record at level warning or above, as the log shows it."""
 
     exception: str  # as printed ("vllm.x.HandshakeError", "ValueError"); "" when the log names none
     lines: tuple[str, ...]  # the message's first line and the lines that may continue it
     frames: tuple[Frame, ...]  # its traceback, outermost first; () when the log shows none
     line: int  # 1-based line of the input where it starts
+    level: str = ""  # a log record's: "warning", "error" or "critical"; "" for an exception
+    source: RecordSource | None = None  # a log record's writer, as its prefix names it
 
     @property
     def short_exception(self) -> str:
@@ -162,6 +176,10 @@ def _parse_stream(lines: list[_Line]) -> list[LoggedError]:
             continue
         if (loose := _INLINE_EXCEPTION.search(text)) is not None:
             found.append(_error(loose, lines, index, ()))
+        elif line.record and (index == 0 or lines[index - 1].record != line.record):
+            record = _record(lines, index)
+            if record is not None:
+                found.append(record)
         for quoted in _REPR.finditer(text):
             message = _unquote(quoted["quoted"])
             if message is not None:
@@ -186,6 +204,23 @@ def _error(found: re.Match, lines: list[_Line], index: int, frames: tuple[Frame,
             break
         message.append(text.strip())
     return LoggedError(found["exception"], tuple(message), frames, first.number)
+
+
+def _record(lines: list[_Line], index: int) -> LoggedError | None:
+    """The log record starting at `lines[index]`, when its level is warning or above: its message
+    runs on while the lines carry the same prefix, up to a traceback it prints."""
+    first = lines[index]
+    level = _RECORD_LEVELS.get(first.record.split(None, 1)[0])
+    source = _RECORD_SOURCE.search(first.record)
+    if level is None or not first.text.strip():
+        return None
+    message = [first.text.strip()]
+    for line in lines[index + 1 : index + 1 + MAX_MESSAGE_LINES]:
+        if line.record != first.record or _TRACEBACK.search(line.text) or _CHAIN.search(line.text):
+            break
+        message.append(line.text.strip())
+    where = RecordSource(source["file"].rsplit("/", 1)[-1], int(source["line"])) if source else None
+    return LoggedError("", tuple(message), (), first.number, level, where)
 
 
 def _variants(text: str) -> list[str]:
@@ -225,5 +260,5 @@ def _fold_repeats(errors: list[LoggedError]) -> list[LoggedError]:
         if first is None:
             kept[key] = error
         elif len(error.frames) > len(first.frames):
-            kept[key] = LoggedError(error.exception, error.lines, error.frames, first.line)
+            kept[key] = LoggedError(error.exception, error.lines, error.frames, first.line, error.level, error.source)
     return list(kept.values())

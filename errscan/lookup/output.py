@@ -28,6 +28,8 @@ def as_records(findings: list[Finding]) -> list[dict[str, Any]]:
                     "path": error.path,
                     "line": error.line,
                     "function": error.function,
+                    "kind": error.kind,
+                    "level": error.level,
                     "exception": error.exception,
                     "message": error.message,
                     "bindings": candidate.bindings,
@@ -42,6 +44,7 @@ def as_records(findings: list[Finding]) -> list[dict[str, Any]]:
                     "input": {
                         "line": logged.line,
                         "exception": logged.exception,
+                        "level": logged.level or None,
                         "message": candidate.message or logged.message,
                     },
                 }
@@ -59,7 +62,8 @@ def as_text(findings: list[Finding], site_prefix: str = "") -> str:
     blocks: list[str] = []
     for finding in findings:
         logged = finding.logged
-        head = f"{logged.exception}: {logged.message}" if logged.exception else logged.message
+        named = logged.exception or logged.level.upper()
+        head = f"{named}: {logged.message}" if named else logged.message
         lines = [f"line {logged.line}: {_one_line(head)}"]
         if not finding.candidates:
             lines.append("  no catalogued error matches")
@@ -68,7 +72,7 @@ def as_text(findings: list[Finding], site_prefix: str = "") -> str:
         best, *others = finding.candidates
         error = best.error
         lines += [
-            f"  {error.exception}: {_one_line(error.message) or '(no message)'}",
+            f"  {error.label}: {_one_line(error.message) or '(no message)'}",
             f"  {_verdict(best)}",
             f"  at {error.path}:{error.line} in {error.function}",
             f"  {error.url}",
@@ -86,7 +90,7 @@ def as_text(findings: list[Finding], site_prefix: str = "") -> str:
             lines += [f"  fix: {_one_line(_without_part(fix.text), 400)}" for fix in cause.fixes]
         for other in others:
             lines.append(
-                f"  or {other.score:.2f} {other.rule}: {other.error.exception}: "
+                f"  or {other.score:.2f} {other.rule}: {other.error.label}: "
                 f"{_one_line(other.error.message)} ({other.error.path}:{other.error.line})"
             )
         blocks.append("\n".join(lines))

@@ -3,9 +3,10 @@
 Evidence, strongest first (the sort key of a candidate):
 1. the traceback's innermost frame (where the exception was raised) pins the site: same file
    (by path suffix), same function, and the line inside the statement, or else the only site of
-   that function raising that exception (lines move between releases, functions rarely do);
+   that function raising that exception (lines move between releases, functions rarely do); a log
+   record's `[file.py:123]` pins the log sites of a file of that name whose call spans that line;
 2. the message, by the rule of errscan.match.score_message: exact > truncated > fuzzy;
-3. the logged exception's class name agrees with the site's;
+3. the logged exception's class name agrees with the site's (a record's level with a log site's);
 4. the rule's score;
 5. the site is still raised (a history site also holds errors no longer raised).
 A candidate is `confident` when the frame or the message's literal text pins it, the logged
@@ -69,7 +70,7 @@ class CatalogMatcher:
             match = _best_match(compiled, readings) if compiled.literal_chars else None
             if match is None and not is_framed:
                 continue
-            agrees = bool(logged.exception) and _short(error.exception) == logged.short_exception
+            agrees = _agrees(logged, error)
             elsewhere = raised_outside or (frame_path is not None and error.path != frame_path)
             key = (is_framed, RULE_RANK[match.rule] if match else 0, agrees, match.score if match else 0.0, not error.removed_since)
             candidate = Candidate(
@@ -77,7 +78,7 @@ class CatalogMatcher:
                 rule=match.rule if match else "frame",
                 score=match.score if match else 1.0,
                 bindings=match.bindings if match else {},
-                confident=_pins(is_framed, match) and (agrees or not logged.exception) and not elsewhere,
+                confident=_pins(is_framed, match) and (agrees or not (logged.exception or logged.level)) and not elsewhere,
                 message=match.message if match else "",
                 framed=is_framed,
             )
@@ -96,7 +97,14 @@ class CatalogMatcher:
     def _frame_sites(self, logged: LoggedError) -> tuple[set[str], bool, str | None]:
         """Ids the innermost frame pins; whether it lies outside the catalog's scope (a file of
         another release that the scope covers is inside: its sites may have moved); and the
-        catalogued file it names, if any (then no site in another file can be certain)."""
+        catalogued file it names, if any (then no site in another file can be certain). A log
+        record's source pins the log sites it may be."""
+        if logged.source is not None:
+            source = logged.source
+            return {
+                e.id for e in self.errors
+                if e.kind == "log" and e.path.rsplit("/", 1)[-1] == source.file and e.line <= source.line <= e.end_line
+            }, False, None
         if not logged.frames:
             return set(), False, None
         frame = logged.frames[-1]
@@ -145,6 +153,16 @@ def _pins(framed: bool, match: MessageMatch | None) -> bool:
 
 def _unsure(candidate: Candidate) -> Candidate:
     return Candidate(**{**candidate.__dict__, "confident": False})
+
+
+def _agrees(logged: LoggedError, error: ErrorSite) -> bool:
+    """The log names the site's exception class, or a record's level is the log site's."""
+    if logged.level:
+        return error.kind == "log" and _RECORD_LEVEL.get(error.level or "", error.level) == logged.level
+    return bool(logged.exception) and _short(error.exception) == logged.short_exception
+
+
+_RECORD_LEVEL = {"exception": "error"}  # `logger.exception` writes an ERROR record
 
 
 def _short(name: str) -> str:

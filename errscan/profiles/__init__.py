@@ -84,6 +84,7 @@ class Profile:
     env_modules: tuple[str, ...] = ()  # modules whose attributes are environment variables
     extra_config_attribute: str = ""  # a dict of free-form plugin settings
     extra_config_getters: tuple[str, ...] = ()  # methods reading it: `get_from_extra_config(k, d)`
+    log_helpers: tuple[tuple[str, str], ...] = ()  # the project's own logger methods: (name, level)
     phases: tuple[Phase, ...] = ()
     places: tuple[Place, ...] = ()  # first match wins; else the phase's own `where`
     plugin_settings: tuple[PluginSettings, ...] = ()

@@ -21,6 +21,8 @@ VLLM = Profile(
     env_modules=("vllm.envs",),
     extra_config_attribute="kv_connector_extra_config",
     extra_config_getters=("get_from_extra_config",),
+    # `init_logger` gives a logger with `warning_once` (vllm/logger.py), which logs once per message.
+    log_helpers=(("warning_once", "warning"),),
     # What the engine is doing when it calls a connector's method (KVConnectorBase_V1's contract).
     phases=(
         Phase(("__init__",), "at engine start-up (when the KV connector is created)", "the scheduler and each worker"),

@@ -58,7 +58,8 @@ def facet_counts(catalog: Catalog) -> dict[str, list[tuple[str, int]]]:
     """Values of each filter with how many errors have them, for the filter menus."""
     counts: dict[str, dict[str, int]] = {"exception": defaultdict(int), "connector": defaultdict(int), "kind": defaultdict(int)}
     for error in catalog.errors:
-        counts["exception"][error.exception] += 1
+        if error.exception:  # a logger's record names none: the kind filter finds those
+            counts["exception"][error.exception] += 1
         counts["kind"][error.kind] += 1
         for name in error.connectors:
             counts["connector"][name] += 1

@@ -33,6 +33,7 @@ def search_entry(error: ErrorSite) -> dict[str, Any]:
         "id": error.id,
         "exception": error.exception,
         "kind": error.kind,
+        "level": error.level,
         "message": error.message,
         "path": error.path,
         "line": error.line,

@@ -32,6 +32,7 @@ import msgspec
 import errscan
 from errscan.errors import UsageError
 from errscan.extract import FileResult
+from errscan.extract.logcalls import GENERIC, LogCalls
 from errscan.runtime.fsutil import atomic_write_bytes
 from errscan.model import Catalog
 
@@ -81,14 +82,16 @@ class ScanCache:
 
     # per file
 
-    def entry_path(self, path: str, digest: str, catalogued: bool) -> Path:
-        return _sharded(self.folder, f"{digest}\0{path}\0{int(catalogued)}")
+    def entry_path(self, path: str, digest: str, catalogued: bool, logs: LogCalls = GENERIC) -> Path:
+        """Where one file's result is kept: by its content, path, whether it is catalogued and
+        which calls were taken for log sites (the profile's, see `LogCalls`)."""
+        return _sharded(self.folder, f"{digest}\0{path}\0{int(catalogued)}\0{logs.key()}")
 
-    def get(self, path: str, digest: str, catalogued: bool) -> FileResult | None:
+    def get(self, path: str, digest: str, catalogued: bool, logs: LogCalls = GENERIC) -> FileResult | None:
         """The stored result, or None when absent or not intact (then counted as corrupt)."""
-        result = self._load(self.entry_path(path, digest, catalogued), _FILE_RESULT)
+        result = self._load(self.entry_path(path, digest, catalogued, logs), _FILE_RESULT)
         if result is not None and (result.path, result.digest) != (path, digest):
-            self.stats.corrupt.append(self.entry_path(path, digest, catalogued))
+            self.stats.corrupt.append(self.entry_path(path, digest, catalogued, logs))
             result = None
         if result is None:
             self.stats.misses += 1
@@ -96,12 +99,12 @@ class ScanCache:
             self.stats.hits += 1
         return result
 
-    def stored(self, keys: list[tuple[str, str, bool]]) -> list[bool]:
+    def stored(self, keys: list[tuple[str, str, bool]], logs: LogCalls = GENERIC) -> list[bool]:
         """Whether an entry exists for each (path, digest, catalogued); the absent count as misses.
 
         Checking first lets the scan parse what is missing before loading the rest: worker
         processes forked from a small heap run several times faster than from a large one."""
-        found = [self.entry_path(*key).is_file() for key in keys]
+        found = [self.entry_path(*key, logs).is_file() for key in keys]
         self.stats.misses += found.count(False)
         return found
 

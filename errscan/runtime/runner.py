@@ -22,6 +22,7 @@ from msgspec.structs import replace
 
 from errscan.analysis import analyze
 from errscan.extract import FileResult
+from errscan.extract.logcalls import GENERIC, LogCalls
 from errscan.model import Catalog, ParseFailure, ReleaseRef
 from errscan.profiles import Profile
 from errscan.profiles.vllm import VLLM
@@ -211,7 +212,7 @@ def _timed(seconds: dict[str, float], stage: str) -> Iterator[None]:
 
 def extract_all(
     files: list[SourceFile], scope: Scope, jobs: int, time_limit: float = FILE_TIME_LIMIT,
-    cache: ScanCache | None = None, on_parsed: Callable[[int], None] | None = None,
+    cache: ScanCache | None = None, on_parsed: Callable[[int], None] | None = None, logs: LogCalls = GENERIC,
 ) -> list[FileResult]:
     """Extract every file over `jobs` processes (0: one per core); results in path order whatever `jobs`.
 
@@ -219,14 +220,15 @@ def extract_all(
     `extract_versions`). Each task stores its results in `cache` itself, so that writing entries
     runs in parallel too. A file whose extraction overran `time_limit` seconds (per version) or
     killed its worker is extracted again from `ast` alone; one that fails even so is reported and
-    left out. `on_parsed` is told how many files each finished task held.
+    left out. `on_parsed` is told how many files each finished task held. `logs` says which calls
+    are log sites.
     """
     versions: dict[str, list[SourceFile]] = {}
     for f in files:
         versions.setdefault(f.path, []).append(f)
     # Largest first, so no core is left with one big file at the end while the others idle.
     families = sorted(versions.values(), key=lambda same: -sum(len(f.data) for f in same))
-    work = [_task(family, scope.catalogues(family[0].path), cache) for family in families]
+    work = [_task(family, scope.catalogues(family[0].path), cache, logs) for family in families]
     jobs = jobs or os.cpu_count() or 1
     most = max((len(family) for family in families), default=1)
     done = (lambda task: on_parsed(len(work[task].sources))) if on_parsed is not None else None
@@ -236,7 +238,7 @@ def extract_all(
         if not isinstance(outcome, TaskLost):
             results += _extracted(outcome, cache)
             continue
-        alone = [_task((source,), task.catalogued, cache, outcome.reason) for source in task.sources]
+        alone = [_task((source,), task.catalogued, cache, logs, outcome.reason) for source in task.sources]
         for retry, retried in zip(alone, run_all(_extract_task, alone, jobs, time_limit)):
             results += [_unreadable(retry.sources[0], f"{retried.reason}; skipped")] if isinstance(retried, TaskLost) else _extracted(retried, cache)
     return sorted(results, key=lambda r: r.path)
@@ -271,7 +273,8 @@ def extract_shared(
             else:
                 wanted.setdefault(key, f)
     keys = list(wanted)
-    stored = cache.stored(keys) if cache is not None else [False] * len(keys)
+    logs = LogCalls(options.profile.log_helpers)
+    stored = cache.stored(keys, logs) if cache is not None else [False] * len(keys)
     # Parse what is missing before loading the rest: workers fork from a smaller heap.
     missing = [wanted[key] for key, found in zip(keys, stored) if not found]
     count = [0]
@@ -281,11 +284,11 @@ def extract_shared(
         if on_parsed is not None:
             on_parsed(count[0], len(missing))
 
-    made = extract_all(missing, scope, options.jobs, options.file_time_limit, cache, parsed_some)
+    made = extract_all(missing, scope, options.jobs, options.file_time_limit, cache, parsed_some, logs)
     found: dict[tuple[str, str, bool], FileResult] = {(r.path, r.digest, scope.catalogues(r.path)): r for r in made}
-    hits = {key: cache.get(*key) for key, present in zip(keys, stored) if present} if cache is not None else {}
+    hits = {key: cache.get(*key, logs) for key, present in zip(keys, stored) if present} if cache is not None else {}
     damaged = [wanted[key] for key, hit in hits.items() if hit is None]
-    for result in extract_all(damaged, scope, options.jobs, options.file_time_limit, cache):
+    for result in extract_all(damaged, scope, options.jobs, options.file_time_limit, cache, logs=logs):
         found[(result.path, result.digest, scope.catalogues(result.path))] = result
     to_parse = set(found)  # parsed now, missing or damaged in the cache
     found.update((key, hit) for key, hit in hits.items() if hit is not None)
@@ -315,23 +318,24 @@ class _Task:
     sources: tuple[SourceFile, ...]  # versions of one path, oldest first
     catalogued: bool
     entries: tuple[Path | None, ...]  # the cache entry to write for each, None without a cache
+    logs: LogCalls
     libcst_failure: str | None = None  # set on the retry, from `ast` alone, of a file that was lost
 
 
 def _task(
     sources: tuple[SourceFile, ...] | list[SourceFile], catalogued: bool, cache: ScanCache | None,
-    libcst_failure: str | None = None,
+    logs: LogCalls, libcst_failure: str | None = None,
 ) -> _Task:
     store = cache is not None and cache.writable
-    entries = tuple(cache.entry_path(s.path, s.digest, catalogued) if store else None for s in sources)
-    return _Task(tuple(sources), catalogued, entries, libcst_failure)
+    entries = tuple(cache.entry_path(s.path, s.digest, catalogued, logs) if store else None for s in sources)
+    return _Task(tuple(sources), catalogued, entries, logs, libcst_failure)
 
 
 def _extract_task(task: _Task) -> tuple[list[bytes], str | None]:
     """The encoded results, each stored in the cache by this worker, and why storing failed if it did
     (then nothing more is stored: a full disk only costs the cache)."""
     payloads, store_error = [], None
-    for result, entry in zip(extract_versions(task.sources, task.catalogued, task.libcst_failure), task.entries):
+    for result, entry in zip(extract_versions(task.sources, task.catalogued, task.libcst_failure, task.logs), task.entries):
         payloads.append(encode(result))
         if entry is not None and store_error is None:
             store_error = store_payload(entry, payloads[-1])

@@ -206,7 +206,9 @@ function describe(result) {
   return label + ", score " + result.score.toFixed(2) + (result.pinned ? "" : result.rule === "fuzzy" ? "" : " (little literal text: not certain)");
 }
 
-function title(entry) { return entry.message || entry.exception; }
+/* What names an entry before its message: its exception, a warning's category, a log's level. */
+function label(entry) { return entry.exception || (entry.level || "").toUpperCase(); }
+function title(entry) { return entry.message || label(entry); }
 
 function clip(text, size) { return text.length > size ? text.slice(0, size - 1) + "\u2026" : text; }
 
@@ -265,7 +267,7 @@ function errscanSearch(root) {
         (keywords.length ? "; " + keywords.length + " more by keyword" : "") + (results.length > SHOWN ? "; the best " + SHOWN + " shown." : ".")
       : "No error in this catalog matches.";
     results.slice(0, SHOWN).forEach(function (r) {
-      var item = element("li"), link = element("a", "", r.entry.exception + ": " + clip(title(r.entry), 240));
+      var item = element("li"), link = element("a", "", label(r.entry) + ": " + clip(title(r.entry), 240));
       link.href = root + "errors/" + r.entry.id + "/index.html";
       item.appendChild(link);
       var gone = r.entry.removed_since ? " \u00b7 no longer raised since " + r.entry.removed_since : "";
@@ -311,8 +313,8 @@ function errscanBrowse(root) {
     head.appendChild(row); table.appendChild(head); table.appendChild(body);
     matches.slice(page * PAGE_ROWS, (page + 1) * PAGE_ROWS).forEach(function (entry) {
       var tr = element("tr"), cell = element("td"), link = element("a", "", clip(title(entry), 160));
-      var kind = element("td"); kind.appendChild(element("code", "", entry.exception));
-      if (entry.kind === "assert") { kind.appendChild(document.createTextNode(" ")); kind.appendChild(element("small", "", "assert")); }
+      var kind = element("td"); kind.appendChild(element("code", "", label(entry)));
+      if (entry.kind !== "raise") { kind.appendChild(document.createTextNode(" ")); kind.appendChild(element("small", "", entry.kind)); }
       link.href = root + "errors/" + entry.id + "/index.html";
       cell.appendChild(link);
       var where = element("td"); where.appendChild(element("code", "", entry.path + ":" + entry.line));

@@ -80,7 +80,8 @@ def test_json_diff_is_exactly_the_expected_one(repo, tmp_path):
     assert all(not c["message_diff"] for c in result["changed"][:-1])
     assert result["unchanged"] == 1
     for entry in result["removed"] + [c[side] for c in result["changed"] for side in ("old", "new")]:
-        assert set(entry) == {"id", "path", "line", "function", "exception", "message"}
+        assert set(entry) == {"id", "path", "line", "function", "exception", "message", "level"}
+        assert entry["level"] is None  # raises, not log sites
 
 
 def test_ids_survive_a_move_and_change_with_a_rename(repo, tmp_path):

@@ -12,7 +12,7 @@ FIXES = (
 
 def error(fixes):
     return ErrorSite(
-        id="0" * 16, kind="raise", exception="ValueError", exception_qualname=None, exception_bases=(),
+        id="0" * 16, kind="raise", level=None, exception="ValueError", exception_qualname=None, exception_bases=(),
         message="Store does not support: {unsupported}", placeholders=(), path="p.py", line=1, end_line=1,
         function="f", comments=(), excerpt=Excerpt(1, ("raise",)), url="",
         explanation=Explanation("s", "configuration", fixes=fixes),

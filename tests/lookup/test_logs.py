@@ -60,7 +60,9 @@ CASES = {
         f'{TAG}  File "{KV}/mooncake/mooncake_connector.py", line 906, in __init__\n'
         f"{TAG}    raise RuntimeError(\"Mooncake is not available\")\n"
         f"{TAG}RuntimeError: Mooncake is not available\n",
-        [("RuntimeError", "Mooncake is not available", Frame(f"{KV}/mooncake/mooncake_connector.py", 906, "__init__"))],
+        # the ERROR record is a log site's message too (`logger.exception` in vLLM's engine core)
+        [("", "EngineCore failed to start.", None),
+         ("RuntimeError", "Mooncake is not available", Frame(f"{KV}/mooncake/mooncake_connector.py", 906, "__init__"))],
     ),
     "ansi colours": (
         "\x1b[1;36m(EngineCore_DP0 pid=1234)\x1b[0;0m \x1b[31mERROR\x1b[0m 08-14 12:00:01 [core.py:123] "
@@ -178,3 +180,16 @@ def test_line_numbers_point_at_the_exception_line():
 def test_message_stops_at_the_next_record():
     (error,) = find_errors(CASES["message wrapped over lines that repeat the prefix"][0])
     assert len(error.lines) == 2
+
+
+def test_a_warning_record_is_a_logged_error_with_its_level_and_source():
+    from errscan.lookup.logs import RecordSource
+
+    text = (
+        "(APIServer pid=1) INFO 11-02 10:01:01 [api_server.py:10] started\n"
+        "(EngineCore_DP0 pid=123) WARNING 11-02 10:01:02 [mooncake_connector.py:72] Please install mooncake\n"
+        "(EngineCore_DP0 pid=123) WARNING 11-02 10:01:02 [mooncake_connector.py:72] to run it.\n"
+    )
+    (error,) = find_errors(text)
+    assert (error.exception, error.level, error.source) == ("", "warning", RecordSource("mooncake_connector.py", 72))
+    assert "Please install mooncake\nto run it." in error.readings()

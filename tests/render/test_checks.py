@@ -8,7 +8,7 @@ from errscan.render.checks import defensive_check, firing_condition
 
 def site(**changes) -> ErrorSite:
     fields = dict(
-        id="0" * 16, kind="raise", exception="ValueError", exception_qualname="builtins.ValueError",
+        id="0" * 16, kind="raise", level=None, exception="ValueError", exception_qualname="builtins.ValueError",
         exception_bases=(), message="m", placeholders=(), path="p.py", line=3, end_line=3, function="C.f",
         comments=(), excerpt=Excerpt(1, ("a", "b", "raise ValueError('m')")), url="u",
     )

@@ -8,6 +8,7 @@ from pathlib import Path
 from conftest import FIXTURES
 
 from errscan.analysis import analyze
+from errscan.extract import LogCalls
 from errscan.model import Catalog
 from errscan.profiles.vllm import VLLM
 from errscan.runtime.runner import ScanOptions, scan
@@ -21,8 +22,9 @@ EVERY_FILE = Scope(("**",))
 def catalog_of(folder: Path) -> Catalog:
     """As a reader steps through a scan: each stage in turn, in this process."""
     source = FolderSource(folder, VLLM)
+    logs = LogCalls(VLLM.log_helpers)
     results = sorted(
-        (result for f in source.files() for result in extract_versions([f], EVERY_FILE.catalogues(f.path))),
+        (result for f in source.files() for result in extract_versions([f], EVERY_FILE.catalogues(f.path), logs=logs)),
         key=lambda r: r.path,
     )
     index = package_index(results)
