@@ -334,6 +334,8 @@ def test_a_site_whose_marker_lists_no_files_is_replaced_unless_it_holds_more(cat
     out = tmp_path / "site"
     write_site(catalog, out)
     (out / MARKER).write_text('{"build": "0"}')
+    for newer in (".nojekyll", "404.html"):  # written since markers list files
+        (out / newer).unlink()
     (out / ".git").mkdir()
     with pytest.raises(UsageError, match="errscan did not write .git"):
         write_site(catalog, out)
