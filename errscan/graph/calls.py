@@ -211,8 +211,9 @@ class CallGraph:
             ]
         else:
             resolved = [(self.resolve(module, call), ())]
-        if all(not targets for targets, _ in resolved):
-            if call.kind != "reference" and all(targets is None for targets, _ in resolved):
+        known = [targets for targets, _ in resolved if targets is not None]
+        if not any(known):
+            if not known and call.kind != "reference":  # ([]: the call leaves the package)
                 self.unresolved[call.callee.split(".")[0]] += 1
             return
         runner = self._runner(module, call.caller, call.passed_to) if call.passed_to else None
