@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-SCHEMA_VERSION = 4  # 2: records carry `explanation`; 3: call-graph edges carry `receiver`; 4: log sites (`kind` "log", `level`)
+SCHEMA_VERSION = 5  # 2: records carry `explanation`; 3: call-graph edges carry `receiver`; 4: log sites (`kind` "log", `level`); 5: `http_status`
 
 ErrorId = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{16}$")]  # see docs/ids.md
 
@@ -91,6 +91,9 @@ class Trigger(Record):
     knobs: tuple[Knob, ...] = ()
     solutions: tuple[str, ...] = ()
     related: tuple[Related, ...] = ()
+    # The HTTP status a web request gets when a route reaches the error (the server's error
+    # handlers map it from the exception's class); None when no route reaches it.
+    http_status: int | None = None
 
 
 ExplanationKind = Literal["configuration", "environment", "usage", "internal", "unreachable"]

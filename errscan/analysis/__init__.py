@@ -15,6 +15,7 @@ from functools import lru_cache
 import libcst as cst
 import msgspec
 
+from errscan.analysis.bynames import add_calls_by_name
 from errscan.analysis.chains import Reach, conjoin, reach
 from errscan.analysis.entries import Entry, find_entries, find_plugins, plugin_lookups
 from errscan.analysis.explain import Explainer
@@ -23,6 +24,8 @@ from errscan.analysis.knobs import KnobCatalog, flags_in_message, knobs_in
 from errscan.analysis.plain import plain_words
 from errscan.analysis.related import related_errors
 from errscan.analysis.solutions import solutions
+from errscan.analysis.tables import table_plugins
+from errscan.analysis.userpaths import class_plugins, request_fields, route_plugins
 from errscan.extract.conditions import Condition, Term, conjuncts, make_term, negate, parse_expression, render
 from errscan.extract.facts import ModuleFacts
 from errscan.extract.sites import RawSite
@@ -42,8 +45,10 @@ class AnalysisStats:
 def analyze(
     sites: list[tuple[ErrorSite, RawSite, ModuleFacts]], graph: CallGraph, profile: Profile
 ) -> tuple[list[ErrorSite], AnalysisStats]:
+    add_calls_by_name(graph, profile)
     plugins = find_plugins(graph, profile)
-    entries = find_entries(graph, profile, plugins)
+    others = table_plugins(graph, profile) + class_plugins(graph, profile) + route_plugins(graph, profile.routes)
+    entries = find_entries(graph, profile, plugins + others)
     lookups = plugin_lookups(graph, profile)
     catalog = KnobCatalog.build(graph, profile)
     explainer = Explainer(catalog, profile)
@@ -58,6 +63,9 @@ def analyze(
         found, settings = per_function[node]
         terms, contributions = _site_terms(raw, module)
         trigger = _trigger(error, raw, module, terms, contributions, found, helpers, len({p.name for p in plugins}), settings)
+        if error.kind != "log" and error.exception:
+            exception = graph.qualify(module, "" if raw.function == "<module>" else raw.function, error.exception) or error.exception
+            trigger = msgspec.structs.replace(trigger, http_status=http_status(graph, profile, exception, found))
         with_trigger = msgspec.structs.replace(error, trigger=trigger)
         explanation = explainer.explain(with_trigger, terms, contributions, found, _codes(settings))
         analyzed.append(msgspec.structs.replace(with_trigger, explanation=explanation))
@@ -66,6 +74,17 @@ def analyze(
     with_chain = sum(1 for e in analyzed if e.trigger.chains)
     parse_expression.cache_clear()  # its trees are only for this analysis, and not small
     return analyzed, AnalysisStats(len(entries), len(plugins), with_chain)
+
+
+def http_status(graph: CallGraph, profile: Profile, exception: str, found: Reach) -> int | None:
+    """The status the profile's routes answer with when one of them reaches the error: the first
+    of `statuses` the exception's class is (along all its bases), else the default."""
+    routes = profile.routes
+    if routes is None or not any(p.kind == "route" for entry in found.entries for p in entry.plugins):
+        return None
+    names = {c.rsplit(".", 1)[-1] for c in graph.ancestry(exception)}
+    status = next((s for name, s in routes.statuses if name in names), routes.default_status)
+    return status or None  # 0: the exception carries its own status
 
 
 def _site_terms(raw: RawSite, module: ModuleFacts) -> tuple[Condition, list[tuple[str, str, str]]]:
@@ -94,8 +113,14 @@ def _trigger(
     own_parts = _conjuncts(render(own))
     deep_parts = _conjuncts(render(own, "deep"))
     chains = tuple(_chain(c, terms) for c in found.chains)
-    plugin_names = sorted({p.name for entry in found.entries for p in entry.plugins})
+    registered = {r.kind for r in profile.registries}
+    reached = {(p.name, p.kind, p.setting) for entry in found.entries for p in entry.plugins}
+    plugin_names = sorted({name for name, kind, _ in reached if kind in registered})
     knobs: list[Knob] = [Knob("connector", name, "kv_connector") for name in plugin_names]
+    knobs += [
+        Knob("route", name) if kind == "route" else Knob("plugin", name, setting)
+        for name, kind, setting in reached if kind not in registered and (kind == "route" or setting)
+    ]
     scope = "" if raw.function == "<module>" else raw.function
     per_conjunct = [
         (c, knobs_in(deep, catalog, profile) + helpers.called_in(deep, module, scope) + _read_knobs(deep, settings, helpers))
@@ -113,6 +138,7 @@ def _trigger(
         knobs.extend(path_knobs)
         if path:
             path_conditions.append((render(path), path_knobs))
+    knobs.extend(request_fields(helpers.graph, profile, function_node(module.module, scope), render(own, "deep") or ""))
     message_flags = flags_in_message(error.message, catalog)
     knobs.extend(message_flags)
     return Trigger(

@@ -23,8 +23,10 @@ from errscan.profiles import Profile, Registry
 class Plugin:
     name: str  # the registered name users write
     kind: str  # e.g. "connector"
-    klass: str  # qualified class
+    klass: str  # qualified class (a route's function)
     condition: Condition  # when the name resolves to this class ((): always)
+    setting: str = ""  # where users write the name, e.g. "kv_connector", "--quantization"
+    methods: tuple[str, ...] = ()  # methods the program calls on the class, besides the interface's
 
 
 @dataclass(frozen=True)
@@ -45,34 +47,34 @@ def find_plugins(graph: CallGraph, profile: Profile) -> list[Plugin]:
                     continue
                 targets = graph.resolve(module, call) or []
                 if any(t.endswith("." + registry.method) for t, _ in targets):
-                    plugins.extend(_registered(graph, registry, call.literal_args))
+                    plugins.extend(_registered(graph, registry, call.literal_args, profile.plugin_setting))
     return _merged(plugins)
 
 
 def _merged(plugins: list[Plugin]) -> list[Plugin]:
     """One plugin per (name, class): a class returned on several paths is chosen when any holds."""
-    grouped: dict[tuple[str, str, str], list[Condition]] = {}
+    grouped: dict[tuple[str, str, str, str, tuple[str, ...]], list[Condition]] = {}
     for plugin in plugins:
-        grouped.setdefault((plugin.name, plugin.kind, plugin.klass), []).append(plugin.condition)
+        grouped.setdefault((plugin.name, plugin.kind, plugin.klass, plugin.setting, plugin.methods), []).append(plugin.condition)
     merged = []
-    for (name, kind, klass), conditions in grouped.items():
-        merged.append(Plugin(name, kind, klass, () if () in conditions else (either(conditions),)))
+    for (name, kind, klass, setting, methods), conditions in grouped.items():
+        merged.append(Plugin(name, kind, klass, () if () in conditions else (either(conditions),), setting, methods))
     return merged
 
 
-def _registered(graph: CallGraph, registry: Registry, args: tuple[str | None, ...]) -> list[Plugin]:
+def _registered(graph: CallGraph, registry: Registry, args: tuple[str | None, ...], setting: str) -> list[Plugin]:
     needed = max(registry.name_arg, registry.module_arg, registry.class_arg)
     if len(args) <= needed or None in (args[registry.name_arg], args[registry.module_arg], args[registry.class_arg]):
         return []
     name, module, attribute = args[registry.name_arg], args[registry.module_arg], args[registry.class_arg]
     target = graph.index.canonical(f"{module}.{attribute}")
     if target in graph.index.classes:
-        return [Plugin(name, registry.kind, target, ())]
+        return [Plugin(name, registry.kind, target, (), setting)]
     facts = graph.index.modules.get(module)
     produced = (facts.module_values or {}).get(attribute, "") if facts else ""
     if not produced.endswith("()"):
         return []
-    return [Plugin(name, registry.kind, klass, when) for klass, when in _returned_classes(graph, facts, produced[:-2])]
+    return [Plugin(name, registry.kind, klass, when, setting) for klass, when in _returned_classes(graph, facts, produced[:-2])]
 
 
 def _returned_classes(graph: CallGraph, module: ModuleFacts, function: str) -> list[tuple[str, Condition]]:
@@ -101,13 +103,22 @@ def find_entries(graph: CallGraph, profile: Profile, plugins: list[Plugin]) -> d
         entries[node] = Entry(node, known.kind if known else kind, owners)
 
     for plugin in plugins:
-        add(graph.lookup_method(plugin.klass, "__init__"), "connector-init", plugin)
+        if plugin.klass in graph.functions:  # a route: the function, and its body's validation
+            add(plugin.klass, plugin.kind, plugin)
+            for validator in body_validators(graph, profile, plugin.klass):
+                add(validator, plugin.kind, plugin)
+            continue
+        registered = plugin.kind in {r.kind for r in profile.registries}
+        made = "connector-init" if registered else plugin.kind
+        add(graph.lookup_method(plugin.klass, "__init__"), made, plugin)
         for klass in graph.mro(plugin.klass):
             for method, qualname in sorted(graph.methods.get(klass, {}).items()):
                 fact = graph.functions[qualname][0]
                 if "classmethod" in fact.decorators and graph.lookup_method(plugin.klass, method) == qualname:
-                    add(qualname, "connector-init", plugin)
-        for base in _interface_bases(graph, profile, plugin.klass):
+                    add(qualname, made, plugin)
+        for method in plugin.methods:
+            add(graph.lookup_method(plugin.klass, method), plugin.kind, plugin)
+        for base in _interface_bases(graph, profile, plugin.klass) if registered else ():
             for method, qualname in sorted(graph.methods.get(base, {}).items()):
                 if _called_from_core(graph, profile, qualname):
                     add(graph.lookup_method(plugin.klass, method), "connector-interface", plugin)
@@ -120,7 +131,23 @@ def find_entries(graph: CallGraph, profile: Profile, plugins: list[Plugin]) -> d
     for module in graph.index.modules.values():
         if _has_main_guard(module):
             add(function_node(module.module, ""), "main", None)
+    for caller, callee, sites in graph.graph.edges(data="sites"):
+        if any(site.resolution == "process" for site in sites):  # a new process starts there
+            add(callee, "process", None)
     return entries
+
+
+def body_validators(graph: CallGraph, profile: Profile, function: str) -> list[str]:
+    """The validators of the request bodies a route function takes (parameters typed by a subclass
+    of the routes' request base): the web framework runs them on the request before the function."""
+    base = profile.routes.request_base if profile.routes else ""
+    fact, module = graph.functions[function]
+    found = []
+    for _, annotation in fact.params if base else ():
+        klass = graph.qualify(module, fact.scope, annotation) if annotation else None
+        if klass in graph.index.classes and base in {c.rsplit(".", 1)[-1] for c in graph.ancestry(klass)}:
+            found += [q for c in graph.mro(klass) for q in graph.methods.get(c, {}).values() if validates(graph.functions[q][0])]
+    return list(dict.fromkeys(found))
 
 
 def plugin_lookups(graph: CallGraph, profile: Profile) -> frozenset[tuple[str, str]]:

@@ -50,7 +50,6 @@ class Explainer:
     def __init__(self, catalog: KnobCatalog, profile: Profile):
         self.catalog = catalog
         self.profile = profile
-        self.phases = {method: phase for phase in profile.phases for method in phase.methods}
         self.config_of_field: dict[str, list[str]] = {}
         for config_class, fields in catalog.config_fields.items():
             for field in fields:
@@ -221,6 +220,9 @@ class Explainer:
             t.code.startswith("raises(") for t in own
         ):
             return "environment"
+        trigger = error.trigger
+        if trigger and trigger.http_status and trigger.http_status < 500 and any(k.kind == "request_field" for k in trigger.knobs):
+            return "usage"  # a field of the web request decides it, and the server answers with a 4xx
         if fixes or any(_named_in(s, error) for way in ways for s in way.settings):
             return "configuration"
         if "HTTPException" in names:
@@ -233,7 +235,7 @@ class Explainer:
         phases: list[str] = []
         places: list[str] = []
         for chain in found.chains:
-            phase = self.phases.get(chain.entry.node.rsplit(".", 1)[-1])
+            phase = self.profile.phase(chain.entry.kind, chain.entry.node.rsplit(".", 1)[-1])
             if phase is None:
                 continue
             phases.append(phase.when)

@@ -17,10 +17,11 @@ from errscan.extract.conditions import (
 )
 from errscan.extract.facts import (
     AppendFact, AttributeDefault, AttributeRead, AttributeType, CallFact, ClassFact, FieldFact, FunctionFact, ModuleFacts,
-    ReturnFact, StatementPosition,
+    ReturnFact, StatementPosition, TableFact,
 )
 from errscan.extract.logcalls import GENERIC, LogCalls
 from errscan.extract.names import ScopeStack, resolve_relative
+from errscan.extract.tables import class_constants, table_of
 
 # Nodes that hold no call, or whose calls belong to another scope.
 _LEAVES = frozenset({
@@ -68,6 +69,7 @@ class FactCollector:
         self.attribute_defaults: list[AttributeDefault] = []
         self.statements: list[StatementPosition] = []
         self.module_values: dict[str, str] = {}
+        self.tables: list[TableFact] = []
         self.frame = _Frame("", frozenset(), frozenset(), {}, {})
         self.class_stack: list[str] = []
         self.loop_depth = 0  # `for` bodies around the statement being read
@@ -96,6 +98,7 @@ class FactCollector:
             attribute_reads=tuple(self.attribute_reads),
             attribute_defaults=tuple(self.attribute_defaults),
             module_values=self.module_values,
+            tables=tuple(self.tables),
         )
 
     def qualify_scope(self, scope: str) -> str:
@@ -289,7 +292,10 @@ class FactCollector:
             return
         literal = tuple(a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in node.args)
         aliases = tuple(self.expand(callee, ())) if callee.split(".")[0] in self.frame.aliases else ()
-        self.calls.append(CallFact(self.frame.scope, callee, node.lineno, terms, literal, aliases, "call", receiving))
+        keywords = tuple(
+            (k.arg, k.value.value) for k in node.keywords if k.arg and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)
+        )
+        self.calls.append(CallFact(self.frame.scope, callee, node.lineno, terms, literal, aliases, "call", receiving, keywords))
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == "append" and isinstance(func.value, ast.Name) and len(node.args) == 1:
             source = unparse(node.args[0])
@@ -348,6 +354,9 @@ class FactCollector:
                     self.attribute_types.append(AttributeType(scope, stmt.target.id, annotation))
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 methods.append(stmt.name)
+        constants = class_constants(scope, node.body)
+        if constants is not None:
+            self.tables.append(constants)
         self.classes.append(
             ClassFact(
                 self.qualify_scope(scope),
@@ -368,6 +377,10 @@ class FactCollector:
 
     def assignment(self, stmt: ast.Assign | ast.AnnAssign) -> None:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if len(targets) == 1 and isinstance(targets[0], ast.Name) and stmt.value is not None:
+            table = table_of(self.frame.scope, targets[0].id, stmt.value)
+            if table is not None:
+                self.tables.append(table)
         if self.scopes.at_module:
             for target in targets:
                 self.local_defs.update(bound_names(target))

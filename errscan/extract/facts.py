@@ -60,6 +60,7 @@ class CallFact:
     # The call this value (or this call's result) is an argument of, as `callee:position` or
     # `callee:keyword`: `threading.Thread:target`, `loop.run_in_executor:1`, `asyncio.create_task:0`.
     passed_to: str | None = None
+    literal_keywords: tuple[tuple[str, str], ...] = ()  # string-literal keyword arguments: (keyword, value)
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,20 @@ class AttributeDefault:
     test: str  # the term that tests it, as written: "self.engine_id is None"
 
 
+@dataclass(frozen=True)
+class TableFact:
+    """`NAMES = {"key": value, ...}`, or a class's `KEY = "value"` constants (`name` ""): a table
+    a program may look a user's setting up in to pick a class. A value is kept when it is a string,
+    a tuple of strings or a dotted name; `**OTHER` entries are `includes`."""
+
+    scope: str  # where it is bound: "" for the module, "Class", "function"
+    name: str
+    keys: tuple[str, ...]
+    strings: tuple[tuple[str, ...], ...]  # per key: the value's strings (empty for a name)
+    names: tuple[str | None, ...]  # per key: the value's dotted name, if it is one
+    includes: tuple[str, ...] = ()
+
+
 SITE_KINDS = frozenset({"raise", "assert", "log"})  # the statement kinds that are catalogued
 
 
@@ -139,6 +154,7 @@ class ModuleFacts:
     attribute_reads: tuple[AttributeRead, ...] = ()
     attribute_defaults: tuple[AttributeDefault, ...] = ()
     module_values: dict[str, str] | None = None  # module-level `X = call()` / `X = Y`: X -> source
+    tables: tuple[TableFact, ...] = ()
 
     def lookup(self, scope: str) -> dict[str, str]:
         """Imports visible in `scope`: the module's, overridden by enclosing functions' own."""

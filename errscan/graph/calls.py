@@ -48,6 +48,8 @@ RUNNERS: dict[tuple[str, str], str] = {
     ("asyncio.create_task", "0"): "task", (".create_task", "0"): "task",
     ("asyncio.ensure_future", "0"): "task", ("asyncio.run_coroutine_threadsafe", "0"): "task",
 }
+# Classes whose instances, when called, run a method of theirs: `module(x)` runs `module.forward(x)`.
+CALLED_INSTANCES = {"torch.nn.Module": "forward", "torch.nn.modules.module.Module": "forward"}
 _RUNNER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name, _ in RUNNERS)
 _PROPERTY_DECORATORS = frozenset({"property", "cached_property", "abstractproperty"})
 
@@ -111,6 +113,10 @@ class CallGraph:
         if order is None:
             order = self._mro[klass] = [c for c in self._linear(klass) if c == klass or c in self.index.classes]
         return order
+
+    def ancestry(self, klass: str) -> list[str]:
+        """The class and all its bases, those outside the tree (`ValueError`) included, in MRO order."""
+        return self._linear(self.index.canonical(klass))
 
     def _linear(self, klass: str) -> list[str]:
         """C3 linearization, bases outside the tree included (each on its own); where C3 has no
@@ -334,7 +340,7 @@ class CallGraph:
             self.external += 1  # a method of what an outside function returns
             return []
         if kind == "instance":
-            return self._on_instance(classes[0], rest, how or "return-type") if rest else None
+            return self._on_instance(classes[0], rest, how or "return-type") if rest else self._call_instance(classes[0], how or "return-type")
         if kind != "classes" or "." in rest:
             return None
         if rest:
@@ -385,7 +391,11 @@ class CallGraph:
         reached, typed, getters = self._through(klass, attributes)
         if reached is None:
             return getters or None
-        return getters + (self._method_with_overrides(reached, method, typed or how) or []) or None
+        found = self._method_with_overrides(reached, method, typed or how)
+        if found is None and self.lookup_method(reached, method) is None:  # `self.layer(x)`: an attribute called
+            held, held_how, more = self._through(reached, [method])
+            found = more + (self._call_instance(held, held_how) or []) if held else None
+        return getters + (found or []) or None
 
     def _through(self, klass: str, attributes: list[str]) -> tuple[str | None, str, list[tuple[str, str]]]:
         """`.a.b` read on an object of `klass`: the class reached (None when not known), how the last
@@ -434,6 +444,13 @@ class CallGraph:
         # When the class itself has no such method, whichever subclass the object is must have it.
         targets = ([(found, how)] if found else []) + [(o, "override") for o in overrides]
         return targets or None
+
+    def _call_instance(self, klass: str, how: str) -> list[tuple[str, str]] | None:
+        """An object of `klass` called: its `__call__`, or the method `CALLED_INSTANCES` names for
+        a base outside the tree (`forward` of a torch module), with the overrides of either."""
+        method = "__call__" if self.lookup_method(klass, "__call__") else next(
+            (m for base, m in CALLED_INSTANCES.items() if base in self._linear(klass)), None)
+        return self._method_with_overrides(klass, method, "called-instance") if method else None
 
     def _thread_run(self, klass: str) -> list[tuple[str, str]] | None:
         """`start()` of a `threading.Thread` (or process) subclass runs its `run` in a new thread."""

@@ -29,12 +29,97 @@ class Registry:
 
 
 @dataclass(frozen=True)
+class Table:
+    """A table the program looks a user's setting up in to pick a class (`{"name": ("module", "Class")}`,
+    `{"name": Class}`, or an enum's `NAME = "module.Class"` constants): each class named is a plugin."""
+
+    table: str  # qualified: `module.NAME`, `module.function.NAME`, or `module.Class` for its constants
+    kind: str  # what a name is, e.g. "model architecture"
+    setting: str  # where a user writes the name, e.g. "--quantization"
+    module_prefix: str = ""  # a value's module not in the tree as written is `<prefix><module>`
+    methods: tuple[str, ...] = ()  # methods the program calls on the class it picked
+    interface: str = ""  # a base class whose own methods are all called on the class picked
+    # (method, interface): the class the picked class's `method` returns is used too, its
+    # interface class's methods called on it (`get_impl_cls` -> the backend's implementation)
+    returned: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Decorated:
+    """`@REGISTRY.<method>("name")` on a class, `REGISTRY` a module value, and the program looks the
+    name up in `REGISTRY` (`REGISTRY.load(name)`): each class so registered is a plugin."""
+
+    registry: str  # qualified module value, e.g. "pkg.video.LOADERS"
+    kind: str
+    setting: str
+    method: str = "register"
+    methods: tuple[str, ...] = ()  # methods the program calls on the class picked ((): all public ones)
+
+
+@dataclass(frozen=True)
+class Companions:
+    """`@R.<method>(A, info=B)` on a plugin class: A and B are used whenever that plugin is (a model
+    architecture's input processor, say), so they are plugins under the same names."""
+
+    method: str  # the decorator's last name, e.g. "register_processor"
+    methods: tuple[str, ...] = ()  # the companions' methods the program calls ((): all public ones)
+
+
+@dataclass(frozen=True)
+class EntryClass:
+    """Classes whose methods a user or a framework calls directly: a public API (`LLM(...).generate`)
+    or a base class whose subclasses the program dispatches to (CLI subcommands)."""
+
+    klass: str  # qualified class
+    kind: str  # entry kind, e.g. "api", "command"
+    methods: tuple[str, ...] = ()  # (): `__init__` and every public method
+    subclasses: bool = False  # its subclasses' methods instead of its own
+    name_attribute: str = ""  # a class constant naming each one (`name = "serve"`), the setting's value
+    setting: str = ""  # what the user writes, e.g. "vllm" for `vllm serve`
+
+
+@dataclass(frozen=True)
+class Routes:
+    """Web routes: functions decorated by `<router>.<verb>("/path")` where `<router>` is a module
+    value made by one of `factories` (`router = APIRouter()`)."""
+
+    factories: tuple[str, ...]  # qualified, e.g. "fastapi.APIRouter"
+    verbs: tuple[str, ...] = ("get", "post", "put", "patch", "delete", "websocket", "api_route")
+    # (exception class name, HTTP status) as the server's error handlers map them, most specific
+    # first; an exception none matches (along its bases) is `default_status`.
+    statuses: tuple[tuple[str, int], ...] = ()
+    default_status: int = 500
+    request_base: str = ""  # class name of the request bodies' base: their fields are settings
+
+
+@dataclass(frozen=True)
+class NameCalls:
+    """`obj.<method>("name", ...)` runs the method `name` of the classes under `base` (a remote
+    procedure call by name: `collective_rpc("execute_model")`)."""
+
+    method: str
+    base: str  # class name
+    name_arg: int = 0
+
+
+@dataclass(frozen=True)
+class NamedFunctions:
+    """`register(name="x", func=f)` makes `<namespace>.x(...)` call `f` (custom operators)."""
+
+    register: str  # the registering function's last name, e.g. "direct_register_custom_op"
+    name: str  # its keyword giving the name (or the first positional string)
+    function: str  # its keyword giving the function
+    namespace: str  # what calls are written under, e.g. "torch.ops.vllm"
+
+
+@dataclass(frozen=True)
 class Phase:
     """When and where the engine calls an entry point, for the pages' "when it happens"."""
 
-    methods: tuple[str, ...]  # entry function names (the last part of the entry's qualified name)
+    methods: tuple[str, ...]  # entry function names (the last part of the entry's qualified name); (): any
     when: str  # e.g. "while a request is scheduled"
     where: str  # which process, e.g. "the scheduler (engine core)"
+    kinds: tuple[str, ...] = ()  # the entry kinds it is for ((): any)
 
 
 @dataclass(frozen=True)
@@ -76,6 +161,13 @@ class Profile:
     default_include: tuple[str, ...]
     version_file: str  # repo-relative path of a generated version module, or ""
     registries: tuple[Registry, ...] = ()
+    tables: tuple[Table, ...] = ()
+    decorated: tuple[Decorated, ...] = ()
+    companions: tuple[Companions, ...] = ()
+    entry_classes: tuple[EntryClass, ...] = ()
+    routes: Routes | None = None
+    name_calls: tuple[NameCalls, ...] = ()
+    named_functions: tuple[NamedFunctions, ...] = ()
     interface_bases: tuple[str, ...] = ()  # class names whose methods the core calls on plugins
     plugin_package: str = ""  # module prefix of the plugins; calls from outside it are "core"
     config_package: str = ""  # module prefix of config classes (validation entry points)
@@ -94,6 +186,10 @@ class Profile:
     launch_command: str = ""  # how a user starts the program, e.g. "vllm serve MODEL"
     plugin_setting: str = ""  # the JSON config field that names the plugin, e.g. "kv_connector"
     plugin_setting_defaults: tuple[tuple[str, str], ...] = ()  # other fields an example command needs
+
+    def phase(self, kind: str, method: str) -> Phase | None:
+        """The first phase for an entry point of this kind and method name."""
+        return next((p for p in self.phases if (not p.kinds or kind in p.kinds) and (not p.methods or method in p.methods)), None)
 
     def read_version(self, text: str) -> VersionInfo:
         """Version and commit from the version module's source, read as data (never imported)."""

@@ -1,6 +1,37 @@
 """vLLM: the project errscan was built for. Everything errscan knows about vLLM in particular."""
 
-from errscan.profiles import Phase, Place, Phrase, PluginSettings, Profile, Registry
+from errscan.profiles import (
+    Companions, Decorated, EntryClass, NameCalls, NamedFunctions, Phase, Place, Phrase, PluginSettings, Profile, Registry, Routes, Table,
+)
+
+_KV = ("connector-init", "connector-interface", "core-call")  # the KV connectors' entry points
+
+# Where vLLM looks a user's setting up to pick a class (each checked in the 0.27.1 source):
+TABLES = (
+    # `ModelRegistry` is built from `_VLLM_MODELS` (model_executor/models/registry.py): the model's
+    # config.json `architectures` picks the class (`resolve_model_cls`); the loader constructs it
+    # (`model_class(vllm_config=..., prefix=...)`), calls `load_weights`, and the model runner its
+    # forward and these methods.
+    Table("vllm.model_executor.models.registry._VLLM_MODELS", "model", "architectures", "vllm.model_executor.models.",
+          ("forward", "load_weights", "compute_logits", "embed_input_ids", "embed_multimodal",
+           "make_empty_intermediate_tensors", "get_mamba_state_copy_func")),
+    # `get_quantization_config(quantization)` (model_executor/layers/quantization/__init__.py).
+    Table("vllm.model_executor.layers.quantization.get_quantization_config.method_to_config", "quantization",
+          "--quantization", interface="QuantizationConfig"),
+    # `AttentionBackendEnum[name].get_class()` (v1/attention/backends/registry.py), chosen by the
+    # platform's selector or `--attention-backend`.
+    # The attention layer builds `get_impl_cls()(...)` and calls its `forward` through a custom op; the
+    # model runner builds `get_builder_cls()(...)` and calls `build` each step.
+    Table("vllm.v1.attention.backends.registry.AttentionBackendEnum", "attention-backend", "--attention-backend",
+          interface="AttentionBackend",
+          returned=(("get_impl_cls", "AttentionImplBase"), ("get_builder_cls", "AttentionMetadataBuilder"))),
+    # `ToolParserManager.register_lazy_module(name, "vllm.tool_parsers.<file>", class)` for each entry,
+    # `get_tool_parser(args.tool_call_parser)` picks one; likewise the reasoning parsers.
+    Table("vllm.tool_parsers._TOOL_PARSERS_TO_REGISTER", "tool-parser", "--tool-call-parser", "vllm.tool_parsers.",
+          interface="ToolParser"),
+    Table("vllm.reasoning._REASONING_PARSERS_TO_REGISTER", "reasoning-parser", "--reasoning-parser", "vllm.reasoning.",
+          interface="ReasoningParser"),
+)
 
 VLLM = Profile(
     name="vllm",
@@ -12,6 +43,42 @@ VLLM = Profile(
     # `KVConnectorFactory.register_connector("Name", "module.path", "ClassName")` gives the
     # `kv_connector` names users write in `--kv-transfer-config`.
     registries=(Registry("KVConnectorFactory.register_connector", 0, 1, 2, "connector"),),
+    tables=TABLES,
+    # `@VIDEO_LOADER_REGISTRY.register("opencv")`: `VIDEO_LOADER_REGISTRY.load(...)` picks the loader
+    # (multimodal/media/video.py), `MEDIA_CONNECTOR_REGISTRY.load(envs.VLLM_MEDIA_CONNECTOR)` the connector.
+    decorated=(
+        Decorated("vllm.multimodal.video.VIDEO_LOADER_REGISTRY", "video-loader", "VLLM_VIDEO_LOADER_BACKEND"),
+        Decorated("vllm.multimodal.media.connector.MEDIA_CONNECTOR_REGISTRY", "media-connector", "VLLM_MEDIA_CONNECTOR"),
+    ),
+    # `@MULTIMODAL_REGISTRY.register_processor(Processor, info=Info, dummy_inputs=Builder)` on a model
+    # class: `create_processor` builds them from the model class the architecture picks.
+    companions=(Companions("register_processor"),),
+    entry_classes=(
+        # `vllm <command>`: cli/main.py calls each `CLISubcommand`'s `subparser_init`, `validate` and `cmd`.
+        EntryClass("vllm.entrypoints.cli.types.CLISubcommand", "command", ("cmd", "validate", "subparser_init"),
+                   subclasses=True, name_attribute="name", setting="vllm"),
+        EntryClass("vllm.entrypoints.llm.LLM", "api"),
+        # The engine core process's loop calls `self.step_fn()`, bound to one of these (v1/engine/core.py).
+        EntryClass("vllm.v1.engine.core.EngineCore", "engine-step", ("step", "step_with_batch_queue")),
+        # `current_platform` is the one platform class detected (platforms/__init__.py); the engine
+        # calls its methods everywhere through the module attribute, which no call resolves.
+        EntryClass("vllm.platforms.interface.Platform", "platform", subclasses=True, name_attribute="device_name",
+                   setting="platform"),
+    ),
+    routes=Routes(
+        ("fastapi.APIRouter", "fastapi.FastAPI"),
+        # `create_error_response` (entrypoints/serve/utils/error_response.py), which the server's
+        # exception handlers and the serving classes use.
+        statuses=(("VLLMValidationError", 400), ("VLLMUnprocessableEntityError", 422), ("VLLMNotFoundError", 404),
+                  ("VLLMClientError", 400), ("VLLMServerError", 500), ("ValueError", 400), ("TypeError", 400),
+                  ("OverflowError", 400), ("NotImplementedError", 501), ("HTTPException", 0)),
+        request_base="OpenAIBaseModel",
+    ),
+    # The executor runs a method of every worker by name: `collective_rpc("execute_model")`.
+    name_calls=(NameCalls("collective_rpc", "WorkerBase"),),
+    # `direct_register_custom_op(op_name="x", op_func=f)` (utils/torch_utils.py) registers `f` as the
+    # torch operator `torch.ops.vllm.x`, which layers call (attention, fused MoE, ...).
+    named_functions=(NamedFunctions("direct_register_custom_op", "op_name", "op_func", "torch.ops.vllm"),),
     interface_bases=("KVConnectorBase_V1", "KVConnectorBase"),
     plugin_package="vllm.distributed.kv_transfer",
     config_package="vllm.config",
@@ -25,24 +92,39 @@ VLLM = Profile(
     log_helpers=(("warning_once", "warning"),),
     # What the engine is doing when it calls a connector's method (KVConnectorBase_V1's contract).
     phases=(
-        Phase(("__init__",), "at engine start-up (when the KV connector is created)", "the scheduler and each worker"),
-        Phase(("__post_init__",), "at start-up (when vLLM validates its configuration)", "the process that parses the arguments"),
+        Phase(("__init__",), "at engine start-up (when the KV connector is created)", "the scheduler and each worker", _KV),
+        Phase(("__post_init__",), "at start-up (when vLLM validates its configuration)", "the process that parses the arguments", ("config-validation",)),
         Phase(("register_kv_caches", "register_cross_layers_kv_cache", "set_host_xfer_buffer_ops",
                "get_required_kvcache_layout", "_find_cache_kv_group_id"),
-              "at engine start-up (when the KV cache is allocated and registered)", "each worker"),
+              "at engine start-up (when the KV cache is allocated and registered)", "each worker", _KV),
         Phase(("get_num_new_matched_tokens", "update_state_after_alloc"),
-              "when the scheduler admits a request (prefix lookup and block allocation)", "the scheduler (engine core)"),
+              "when the scheduler admits a request (prefix lookup and block allocation)", "the scheduler (engine core)", _KV),
         Phase(("build_connector_meta", "update_connector_output", "take_events"),
-              "at each scheduling step", "the scheduler (engine core)"),
-        Phase(("request_finished", "request_finished_all_groups"), "when a request finishes", "the scheduler (engine core)"),
-        Phase(("start_load_kv", "wait_for_layer_load"), "while KV is loaded for a request", "each worker"),
-        Phase(("save_kv_layer", "wait_for_save"), "while KV is saved or sent", "each worker"),
-        Phase(("get_finished", "get_block_ids_with_load_errors"), "while finished transfers are collected", "each worker"),
+              "at each scheduling step", "the scheduler (engine core)", _KV),
+        Phase(("request_finished", "request_finished_all_groups"), "when a request finishes", "the scheduler (engine core)", _KV),
+        Phase(("start_load_kv", "wait_for_layer_load"), "while KV is loaded for a request", "each worker", _KV),
+        Phase(("save_kv_layer", "wait_for_save"), "while KV is saved or sent", "each worker", _KV),
+        Phase(("get_finished", "get_block_ids_with_load_errors"), "while finished transfers are collected", "each worker", _KV),
         Phase(("get_kv_connector_stats", "build_kv_connector_stats", "build_prom_metrics", "aggregate", "observe", "log", "reduce"),
-              "while transfer metrics are collected or logged", "the engine's logging"),
+              "while transfer metrics are collected or logged", "the engine's logging", _KV),
         Phase(("create_connector", "get_connector_class", "ensure_kv_transfer_initialized", "get_kv_transfer_group"),
-              "at engine start-up (when vLLM picks and creates the KV connector)", "the scheduler and each worker"),
-        Phase(("shutdown", "close"), "at shutdown", "each process"),
+              "at engine start-up (when vLLM picks and creates the KV connector)", "the scheduler and each worker", _KV),
+        Phase(("shutdown", "close"), "at shutdown", "each process", _KV),
+        # The user paths' entry points (TABLES, entry_classes, routes).
+        Phase(("__init__",), "at start-up (when the loader builds the architecture's model class)", "each worker", ("model",)),
+        Phase(("load_weights",), "at start-up (while the model's weights are loaded)", "each worker", ("model",)),
+        Phase((), "at each step (when the model runs)", "each worker", ("model",)),
+        Phase((), "when the model is built and run with this quantization method", "each worker", ("quantization",)),
+        Phase((), "when the attention backend is chosen or runs", "each worker", ("attention-backend",)),
+        Phase((), "when a response's tool calls are parsed", "the API server", ("tool-parser",)),
+        Phase((), "when a response's reasoning is parsed", "the API server", ("reasoning-parser",)),
+        Phase((), "when the server handles a request to the route", "the API server", ("route",)),
+        Phase((), "when the command runs", "the command's process", ("command",)),
+        Phase((), "when the program calls the `LLM` class", "the program's process", ("api",)),
+        Phase((), "at each engine step", "the engine core", ("engine-step",)),
+        Phase((), "when vLLM asks the platform what the device supports", "each process", ("platform",)),
+        Phase((), "when a request's video is loaded", "the API server", ("video-loader",)),
+        Phase((), "when a request's media is fetched", "the API server", ("media-connector",)),
     ),
     # A connector is built once per role: the condition on `role` (or the class) says which.
     places=(

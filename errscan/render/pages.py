@@ -3,6 +3,7 @@ several processes; beside each page, the error's JSON document."""
 
 from __future__ import annotations
 
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
@@ -161,6 +162,8 @@ def error_context(catalog: Catalog, error: ErrorSite, related: list) -> dict[str
         ],
         "related": related,
         "settings": user_settings(trigger.knobs) if trigger else [],
+        "reached_with": reached_with(trigger.knobs) if trigger else [],
+        "http_status": _status(trigger.http_status) if trigger and trigger.http_status else None,
         "kind_labels": KIND_LABELS,
     }
 
@@ -196,8 +199,30 @@ def user_settings(knobs) -> list[str]:
     """The settings as users know them: a config field only where no flag of its own sets it."""
     flagged = {k.detail[len("sets "):] for k in knobs if k.kind == "cli_flag" and k.detail.startswith("sets ")}
     return list(dict.fromkeys(
-        k.name for k in knobs if k.kind != "connector" and not (k.kind == "config_field" and k.name in flagged)
+        k.name for k in knobs
+        if k.kind not in _PICKED and not (k.kind == "config_field" and k.name in flagged)
     ))
+
+
+_PICKED = frozenset({"connector", "plugin", "route"})  # knobs that name what a user picks: see `reached_with`
+PICKS_SHOWN = 6
+
+
+def reached_with(knobs) -> list[tuple[str, list[str], int]]:
+    """(setting, the values shown, how many more) for the plugins and routes that reach the error:
+    `architectures` = `LlamaForCausalLM`, ...; routes under "route"."""
+    picked: dict[str, list[str]] = {}
+    for knob in knobs:
+        if knob.kind in ("plugin", "route"):
+            picked.setdefault(knob.detail if knob.kind == "plugin" else "route", []).append(knob.name)
+    return [(setting, names[:PICKS_SHOWN], len(names) - PICKS_SHOWN) for setting, names in picked.items()]
+
+
+def _status(code: int) -> str:
+    try:
+        return f"{code} {HTTPStatus(code).phrase}"
+    except ValueError:
+        return str(code)
 
 
 def short_name(qualname: str) -> str:
