@@ -66,9 +66,9 @@ class Chain(Record):
 class Knob(Record):
     """A user-facing setting that decides whether the error fires."""
 
-    kind: str  # "cli_flag" | "config_field" | "extra_config" | "env" | "connector"
-    name: str  # e.g. "--decode-context-parallel-size", "use_native", "LMCACHE_USE_UPSTREAM_MP"
-    detail: str = ""  # where it is read, its default, or the condition it appears in
+    kind: str  # "cli_flag" | "config_field" | "extra_config" | "env" | "connector" | "plugin" | "route" | "request_field"
+    name: str  # e.g. "--decode-context-parallel-size", "use_native", "LMCACHE_USE_UPSTREAM_MP", "LlamaForCausalLM"
+    detail: str = ""  # where it is read, its default, the condition it appears in; a plugin's setting
 
 
 class Related(Record):

@@ -27,8 +27,8 @@ def table_plugins(graph: CallGraph, profile: Profile) -> list[Plugin]:
         for key, klass in _entries(graph, tables, table, table.table, 0):
             found.append(Plugin(key, table.kind, klass, (), table.setting, _called(graph, klass, table.methods, table.interface)))
             for method, interface in table.returned:
-                for made in _returned(graph, graph.lookup_method(klass, method)):
-                    found.append(Plugin(key, table.kind, made, (), table.setting, _called(graph, made, (), interface)))
+                for made in _made(graph, graph.lookup_method(klass, method), interface):
+                    found.append(Plugin(key, table.kind, made, (), table.setting, _family(graph, made, interface)))
     for registry in profile.decorated:
         found += _decorated(graph, registry)
     for companions in profile.companions:
@@ -111,15 +111,27 @@ def _called(graph: CallGraph, klass: str, methods: tuple[str, ...], interface: s
     return tuple(dict.fromkeys([*methods, *own]))
 
 
-def _returned(graph: CallGraph, function: str | None) -> list[str]:
-    """The classes a method's `return` statements name (not its annotation's subclasses: the
-    method returns its own class)."""
+def _made(graph: CallGraph, function: str | None, interface: str) -> list[str]:
+    """The classes under `interface` that a method returns (`return FlashImpl`) or constructs
+    (`return Fp8LinearMethod(self)`): not its annotation's subclasses, which may be any."""
     if function is None:
         return []
     fact, module = graph.functions[function]
-    named = (graph.qualify(module, fact.scope, r.value) for r in module.returns if r.scope == fact.scope and r.value)
-    return list(dict.fromkeys(k for k in named if k in graph.index.classes))
+    named = [graph.qualify(module, fact.scope, r.value) for r in module.returns if r.scope == fact.scope and r.value]
+    built = [graph.functions[c][0].class_qualname for c, sites in graph.graph[function].items()
+             if any(s.resolution == "constructor" for s in sites["sites"])] if function in graph.graph else []
+    return [k for k in dict.fromkeys(named + built) if k in graph.index.classes and _under(graph, k, interface)]
 
+
+def _under(graph: CallGraph, klass: str, interface: str) -> bool:
+    return any(b.rsplit(".", 1)[-1] == interface for b in graph.mro(klass))
+
+
+def _family(graph: CallGraph, klass: str, interface: str) -> tuple[str, ...]:
+    """The public methods of a class made for an interface, from the classes under it in its MRO
+    (`forward`, and an MLA implementation's `forward_mqa`)."""
+    return tuple(sorted({m for c in graph.mro(klass) if _under(graph, c, interface)
+                         for m in graph.methods.get(c, {}) if not m.startswith("_")}))
 
 
 def _decorated(graph: CallGraph, registry: Decorated) -> list[Plugin]:

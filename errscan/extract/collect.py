@@ -423,6 +423,8 @@ class FactCollector:
         for alias in node.names:
             if alias.name != "*":
                 self.bind_import(alias.asname or alias.name, f"{base}.{alias.name}" if base else alias.name)
+            elif base:  # `from .mod import *`: recorded as `*<module>`, which no name can shadow
+                self.imports.append((self.scopes.current, f"*{base}", base))
 
     def bind_import(self, local: str, target: str) -> None:
         self.imports.append((self.scopes.current, local, target))

@@ -200,6 +200,10 @@ class CallGraph:
 
     def qualify(self, module: ModuleFacts, scope: str, dotted: str) -> str | None:
         found = qualify(dotted, self.visible(module, scope), module.module, module.local_defs)
+        if found is None:  # a name only a `from .mod import *` binds
+            head, dot, rest = dotted.partition(".")
+            starred = self.index.starred(module, head)
+            found = f"{starred}{dot}{rest}" if starred else None
         return self.index.canonical(found) if found else None
 
     def _add_call(self, module: ModuleFacts, call: CallFact) -> None:
@@ -468,10 +472,21 @@ class CallGraph:
         if owner in self.index.classes:  # Class.method, e.g. a classmethod or a static call
             found = self.lookup_method(owner, method)
             return [(found, how)] if found else None
+        made = self._module_instance(owner)
+        if made is not None:  # `REGISTRY.get(...)`, `REGISTRY = Registry()` at a module's top level
+            return self._method_with_overrides(made, method, "module-instance")
         if target.split(".")[0] in self.index.top_packages:
             return None  # in the package, but not a function errscan knows (a module attribute...)
         self.external += 1
         return []
+
+    def _module_instance(self, dotted: str) -> str | None:
+        """The class of a module-level `NAME = Class(...)`, named `module.NAME`."""
+        module, _, name = dotted.rpartition(".")
+        facts = self.index.modules.get(module)
+        made = (facts.module_values or {}).get(name, "") if facts else ""
+        klass = self.qualify(facts, "", made[:-2]) if made.endswith("()") else None
+        return klass if klass in self.index.classes else None
 
     def _construct(self, klass: str) -> list[tuple[str, str]]:
         """`Class(...)` runs `__init__`, and a dataclass's generated one runs `__post_init__`."""

@@ -25,6 +25,8 @@ class PackageIndex:
             module, _, name = qualname.rpartition(".")
             facts = self.modules.get(module)
             target = facts.imports.get("", {}).get(name) if facts else None
+            if target is None and facts:
+                target = self.starred(facts, name)
             if target is None and facts and facts.module_values:
                 value = facts.module_values.get(name, "")  # `Alias = Original` at module level
                 if value and not value.endswith("()"):
@@ -33,6 +35,16 @@ class PackageIndex:
                 return qualname
             qualname = target
         return qualname
+
+    def starred(self, facts: ModuleFacts, name: str) -> str | None:
+        """`name` as a `from .mod import *` of the module brings it (a public name `mod` binds)."""
+        if name.startswith("_"):
+            return None
+        for local, module in facts.imports.get("", {}).items():
+            source = self.modules.get(module) if local.startswith("*") else None
+            if source is not None and name in source.local_defs:
+                return f"{module}.{name}"
+        return None
 
     def bases(self, qualname: str) -> tuple[str, ...]:
         """Qualified base classes, nearest first, followed through the classes defined here."""

@@ -75,7 +75,7 @@ class EntryClass:
     methods: tuple[str, ...] = ()  # (): `__init__` and every public method
     subclasses: bool = False  # its subclasses' methods instead of its own
     name_attribute: str = ""  # a class constant naming each one (`name = "serve"`), the setting's value
-    setting: str = ""  # what the user writes, e.g. "vllm" for `vllm serve`
+    setting: str = ""  # what the name is given as, e.g. "vllm <command>" for `vllm serve`
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,10 @@ TABLES = (
           ("forward", "load_weights", "compute_logits", "embed_input_ids", "embed_multimodal",
            "make_empty_intermediate_tensors", "get_mamba_state_copy_func")),
     # `get_quantization_config(quantization)` (model_executor/layers/quantization/__init__.py).
+    # A layer asks the config's `get_quant_method` for the method object it then calls (`create_weights`,
+    # `apply`; the loader `process_weights_after_loading`).
     Table("vllm.model_executor.layers.quantization.get_quantization_config.method_to_config", "quantization",
-          "--quantization", interface="QuantizationConfig"),
+          "--quantization", interface="QuantizationConfig", returned=(("get_quant_method", "QuantizeMethodBase"),)),
     # `AttentionBackendEnum[name].get_class()` (v1/attention/backends/registry.py), chosen by the
     # platform's selector or `--attention-backend`.
     # The attention layer builds `get_impl_cls()(...)` and calls its `forward` through a custom op; the
@@ -56,10 +58,15 @@ VLLM = Profile(
     entry_classes=(
         # `vllm <command>`: cli/main.py calls each `CLISubcommand`'s `subparser_init`, `validate` and `cmd`.
         EntryClass("vllm.entrypoints.cli.types.CLISubcommand", "command", ("cmd", "validate", "subparser_init"),
-                   subclasses=True, name_attribute="name", setting="vllm"),
+                   subclasses=True, name_attribute="name", setting="vllm <command>"),
         EntryClass("vllm.entrypoints.llm.LLM", "api"),
-        # The engine core process's loop calls `self.step_fn()`, bound to one of these (v1/engine/core.py).
+        # The engine core process's loop calls `self.step_fn()`, bound to one of these (v1/engine/core.py),
+        # and its `model_executor`, the class `Executor.get_class` picks by --distributed-executor-backend.
         EntryClass("vllm.v1.engine.core.EngineCore", "engine-step", ("step", "step_with_batch_queue")),
+        EntryClass("vllm.v1.executor.abstract.Executor", "engine-step", subclasses=True),
+        # The targets of the engine core's and the workers' processes (v1/engine/utils.py, multiproc_executor.py).
+        EntryClass("vllm.v1.engine.core.EngineCoreProc", "process", ("run_engine_core",)),
+        EntryClass("vllm.v1.executor.multiproc_executor.WorkerProc", "process", ("worker_main",)),
         # `current_platform` is the one platform class detected (platforms/__init__.py); the engine
         # calls its methods everywhere through the module attribute, which no call resolves.
         EntryClass("vllm.platforms.interface.Platform", "platform", subclasses=True, name_attribute="device_name",

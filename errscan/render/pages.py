@@ -199,7 +199,7 @@ def user_settings(knobs) -> list[str]:
     """The settings as users know them: a config field only where no flag of its own sets it."""
     flagged = {k.detail[len("sets "):] for k in knobs if k.kind == "cli_flag" and k.detail.startswith("sets ")}
     return list(dict.fromkeys(
-        k.name for k in knobs
+        f"{k.name} (request body)" if k.kind == "request_field" else k.name for k in knobs
         if k.kind not in _PICKED and not (k.kind == "config_field" and k.name in flagged)
     ))
 

@@ -44,3 +44,19 @@ def test_each_edge_records_what_the_call_is_made_on():
     }
     receivers = {(e.callee.rsplit(".", 1)[1], e.receiver) for e in document.edges}
     assert {("start", "super"), ("build", "cls")} <= receivers
+
+
+def test_a_method_of_a_module_level_instance():
+    from conftest import callees, graph_of
+
+    graph = graph_of("module_instance")
+    assert callees(graph, "module_instance.find") == {"module_instance.Registry.lookup": {"module-instance"}}
+    assert callees(graph, "module_instance.find_unknown") == {}  # what `make_registry()` gives is not known
+
+
+def test_a_name_a_star_import_brings():
+    from conftest import callees, graph_of
+
+    graph = graph_of("star_package", "star_impl")
+    assert callees(graph, "star_package.call_through_star") == {"star_impl.helper": {"module"}}
+    assert graph.index.canonical("calls.star_package._private") == "calls.star_package._private"  # not brought
