@@ -4,7 +4,10 @@
   `__init__` and classmethods, and the interface methods the core calls on them;
 - any other function of the plugin package that the core (code outside it) calls;
 - config validation: `__post_init__` and `*validator`-decorated methods of config classes;
-- a module's own `if __name__ == "__main__":` code.
+- a module's own `if __name__ == "__main__":` code, and the target of a new process;
+- the plugins of the profile's user paths (`tables.py`, `userpaths.py`): their `__init__`,
+  classmethods and the methods the program calls on them; a route's function and the validators
+  of the request bodies it takes.
 A registered name may resolve through a module attribute assigned from a function call; then the
 classes that function returns are the plugins, each under the condition of its `return`.
 """
@@ -32,7 +35,8 @@ class Plugin:
 @dataclass(frozen=True)
 class Entry:
     node: str
-    kind: str  # "connector-init", "connector-interface", "core-call", "config-validation", "main"
+    kind: str  # "connector-init", "connector-interface", "core-call", "config-validation", "main", "process",
+    # or a user path's kind ("model", "route", "command", ...)
     plugins: tuple[Plugin, ...]  # the plugins this entry belongs to (none for config and main)
 
 

@@ -64,6 +64,13 @@ VLLM = Profile(
         # and its `model_executor`, the class `Executor.get_class` picks by --distributed-executor-backend.
         EntryClass("vllm.v1.engine.core.EngineCore", "engine-step", ("step", "step_with_batch_queue")),
         EntryClass("vllm.v1.executor.abstract.Executor", "engine-step", subclasses=True),
+        # EngineCore builds `scheduler_config.get_scheduler_cls()(...)` and calls it each step.
+        EntryClass("vllm.v1.core.sched.interface.SchedulerInterface", "engine-step", subclasses=True),
+        # The fused-MoE oracles (layers/fused_moe/oracle/*.py) try candidate expert classes with
+        # `k_cls.is_supported_config(...)` and build the one picked, which the MoE kernel then calls.
+        EntryClass("vllm.model_executor.layers.fused_moe.modular_kernel.FusedMoEExperts", "moe-kernel", subclasses=True),
+        # `torch.compile(..., backend=VllmBackend(...))`: torch calls the backend with the captured graph.
+        EntryClass("vllm.compilation.backends.VllmBackend", "compile", ("__call__",)),
         # The targets of the engine core's and the workers' processes (v1/engine/utils.py, multiproc_executor.py).
         EntryClass("vllm.v1.engine.core.EngineCoreProc", "process", ("run_engine_core",)),
         EntryClass("vllm.v1.executor.multiproc_executor.WorkerProc", "process", ("worker_main",)),
@@ -129,6 +136,8 @@ VLLM = Profile(
         Phase((), "when the command runs", "the command's process", ("command",)),
         Phase((), "when the program calls the `LLM` class", "the program's process", ("api",)),
         Phase((), "at each engine step", "the engine core", ("engine-step",)),
+        Phase((), "when the fused-MoE kernel is chosen or runs", "each worker", ("moe-kernel",)),
+        Phase((), "when torch.compile compiles the model", "each worker", ("compile",)),
         Phase((), "when vLLM asks the platform what the device supports", "each process", ("platform",)),
         Phase((), "when a request's video is loaded", "the API server", ("video-loader",)),
         Phase((), "when a request's media is fetched", "the API server", ("media-connector",)),

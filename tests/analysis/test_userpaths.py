@@ -106,19 +106,24 @@ def test_a_route_reaches_the_serving_class_and_names_the_route():
     assert ("route", "POST /v1/things") in {(k.kind, k.name) for k in error.trigger.knobs}
     assert found["orphan"].trigger.chains == ()
     assert found["cached"].trigger.chains == ()
+    # the body's validator runs on every request to the route
+    assert [(c.entry_kind, c.path[0]) for c in found["ThingRequest.check_stream"].trigger.chains] == [
+        ("route", "app.protocol.ThingRequest.check_stream")]
+    assert ("route", "POST /v1/things") in {(k.kind, k.name) for k in found["ThingRequest.check_stream"].trigger.knobs}
 
 
 def test_an_error_a_route_reaches_names_the_http_status_its_class_gets():
     source = FolderSource(FIXTURES / "route", PROFILE)
     catalog = scan(source, ScanOptions(repo="o/r", scope=Scope(("app/**",)), jobs=1, profile=PROFILE))
-    statuses = {e.message.split(" ")[0]: e.trigger.http_status for e in catalog.errors}
-    assert statuses["max_tokens={request.max_tokens}"] == 400
-    assert statuses["streaming"] == 501
-    assert statuses["nobody"] is None  # no route reaches it
+    statuses = {e.message: e.trigger.http_status for e in catalog.errors}
+    assert statuses["max_tokens={request.max_tokens} is too large"] == 400
+    assert statuses["streaming is not supported"] == 501
+    assert statuses["streaming needs max_tokens"] == 400
+    assert statuses["nobody calls this"] is None  # no route reaches it
     fields = {(k.name, k.detail) for e in catalog.errors for k in e.trigger.knobs if k.kind == "request_field"}
     assert fields == {("max_tokens", "ThingRequest"), ("stream", "ThingRequest")}
-    kinds = {e.message.split(" ")[0]: e.explanation.kind for e in catalog.errors}
-    assert kinds["max_tokens={request.max_tokens}"] == "usage"  # the request is at fault
+    kinds = {e.message: e.explanation.kind for e in catalog.errors}
+    assert kinds["max_tokens={request.max_tokens} is too large"] == "usage"  # the request is at fault
 
 
 def test_a_command_class_and_a_method_run_by_name():
