@@ -116,6 +116,8 @@ def _trigger(
     registered = {r.kind for r in profile.registries}
     reached = {(p.name, p.kind, p.setting) for entry in found.entries for p in entry.plugins}
     plugin_names = sorted({name for name, kind, _ in reached if kind in registered})
+    # the user paths' picks: those of the entries the chains shown start from
+    reached = {(p.name, p.kind, p.setting) for chain in found.chains for p in chain.entry.plugins}
     knobs: list[Knob] = [Knob("connector", name, "kv_connector") for name in plugin_names]
     knobs += [
         Knob("route", name) if kind == "route" else Knob("plugin", name, setting)

@@ -3,7 +3,7 @@
 An error may be reached from many entry points, and by several ways into its function (each call
 site of each caller). Up to `MAX_CHAINS` chains are kept: first the shortest chain through each
 call site into the function (from the nearest entry point), then the shortest chain from each
-other entry point, shortest first. Each step of a chain is the call site of its caller/callee
+other entry point that does not pass through an entry point of another kind, shortest first. Each step of a chain is the call site of its caller/callee
 pair with the fewest conditions.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, replace
 
-from errscan.analysis.entries import Entry
+from errscan.analysis.entries import BUILTIN_KINDS, Entry
 from errscan.extract.conditions import Condition
 from errscan.graph.calls import CallGraph, CallSite
 
@@ -60,7 +60,10 @@ def reach(graph: CallGraph, target: str, entries: dict[str, Entry], lookups: fro
     nearest: dict[str, tuple[State, Entry]] = {}
     for state, entry in found:
         nearest.setdefault(entry.node, (state, entry))
-    per_entry = [_chain(graph, entry, toward, state, ()) for state, entry in nearest.values()]
+    per_entry = [
+        chain for chain in (_chain(graph, entry, toward, state, ()) for state, entry in nearest.values())
+        if not _through_other_kind(chain, entries)
+    ]
     per_way = []
     if found and target in graph.graph:  # (a way in reaches no entry the first search did not)
         for caller in sorted(graph.graph.predecessors(target)):
@@ -71,6 +74,7 @@ def reach(graph: CallGraph, target: str, entries: dict[str, Entry], lookups: fro
             for site in sorted(graph.graph[caller][target]["sites"], key=lambda s: (s.line, s.resolution)):
                 per_way += [_chain(graph, entry, near, state, (target, site)) for state, entry in first]
     chosen: dict[tuple, FoundChain] = {}
+    per_way = [chain for chain in per_way if not _through_other_kind(chain, entries)]
     for chain in [*sorted(per_way, key=_length), *per_entry]:
         key = (chain.nodes, tuple((s.path, s.line) for s in chain.sites))
         if len(chosen) < MAX_CHAINS:
@@ -147,6 +151,18 @@ def _chain(graph: CallGraph, entry: Entry, toward: dict[State, State | None], st
         nodes.append(last[0])
         sites.append(last[1])
     return FoundChain(entry, tuple(nodes), tuple(sites))
+
+
+def _through_other_kind(chain: FoundChain, entries: dict[str, Entry]) -> bool:
+    """Whether the chain passes through an entry point of another kind: where another path of the
+    program begins (a plugin's method, a route), whose own chain is this one's tail, and which
+    tells better when and where the error fires (the engine's step reaches a connector's
+    `start_load_kv` in each worker). The entry still counts as reaching the error. Only chains
+    from the user paths' entry points are so left (the plugins' own, config validation and
+    `__main__` entries show how the core calls into a plugin, which is what they are for)."""
+    if chain.entry.kind in BUILTIN_KINDS:
+        return False
+    return any(node in entries and entries[node].kind != chain.entry.kind for node in chain.nodes[1:])
 
 
 def _length(chain: FoundChain) -> tuple[int, str]:

@@ -32,6 +32,10 @@ class Plugin:
     methods: tuple[str, ...] = ()  # methods the program calls on the class, besides the interface's
 
 
+# The entry kinds found without the profile's user paths (those declare their own kinds).
+BUILTIN_KINDS = frozenset({"connector-init", "connector-interface", "core-call", "config-validation", "main"})
+
+
 @dataclass(frozen=True)
 class Entry:
     node: str

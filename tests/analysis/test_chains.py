@@ -26,3 +26,12 @@ def test_every_entry_point_gets_its_shortest_chain():
         ["_plan", "tp_ratio"], ["send", "_validate", "tp_ratio"], ["handshake", "send", "_validate", "tp_ratio"]]
     assert [e.node.rsplit(".", 1)[1] for e in found.entries] == ["_plan", "send", "handshake"]
     assert MAX_CHAINS >= 8
+
+
+def test_a_chain_through_an_entry_point_of_another_kind_is_left_to_that_entry():
+    entries = entry_points("send", "_plan")
+    entries["calls.ways_in.handshake"] = Entry("calls.ways_in.handshake", "route", ())
+    entries["calls.ways_in.send"] = Entry("calls.ways_in.send", "model", ())
+    found = reach(graph_of("ways_in"), "calls.ways_in.tp_ratio", entries)
+    assert ["handshake", "send", "_validate", "tp_ratio"] not in tails(found)  # `send`'s own chain tells it
+    assert "calls.ways_in.handshake" in [e.node for e in found.entries]  # the route still reaches the error
