@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,32 @@ def build_git_history(root: Path, *versions: str) -> Path:
         subprocess.run([*git, "commit", "-q", "-m", version], cwd=repo, check=True)
         subprocess.run([*git, "tag", f"{number}.0"], cwd=repo, check=True)
     return repo
+
+
+def _gone(pid: int) -> bool:
+    """Whether a process has ended (a zombie nobody reaps in a container has ended too)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def wait_until_gone(pids: list[int], seconds: float) -> list[int]:
+    """The processes of `pids` still running after waiting up to `seconds` for them to end."""
+    deadline = time.monotonic() + seconds
+    while (left := [pid for pid in pids if not _gone(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+def children_of(pid: int, count: int, seconds: float = 30) -> list[int]:
+    """The child processes of `pid`, waiting up to `seconds` until there are `count` of them."""
+    deadline = time.monotonic() + seconds
+    found: list[int] = []
+    while len(found) < count and time.monotonic() < deadline:
+        time.sleep(0.1)
+        listed = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+        found = [int(pid) for pid in listed]
+    return found
+

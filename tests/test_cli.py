@@ -1,14 +1,17 @@
 """The scan command as a user meets it: outputs, determinism, one-line errors, atomic replacement."""
 
 import json
+import os
 import re
+import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import errscan
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, children_of, run_cli, wait_until_gone
 from errscan.model import SCHEMA_VERSION
 
 MINIREPO = FIXTURES / "minirepo"
@@ -191,12 +194,8 @@ def test_changed_work_tree_is_not_pinned_to_head(tmp_path):
     assert index["commit"] is None and "/blob/HEAD/" in index["errors"][0]["url"]
 
 
-def test_terminated_scan_stops_its_workers(tmp_path):
-    import os
-    import signal
-    import sys
-    import time
-
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_terminated_or_killed_scan_stops_its_workers(tmp_path, how):
     package = tmp_path / "vllm"
     package.mkdir()
     body = "".join(f"def f{i}(x):\n    if x > {i}:\n        raise ValueError(f'{{x}} > {i}')\n" for i in range(400))
@@ -204,13 +203,11 @@ def test_terminated_scan_stops_its_workers(tmp_path):
         (package / f"m{n}.py").write_text(body)
     process = subprocess.Popen([sys.executable, "-m", "errscan", "scan", str(tmp_path), "--include", "**",
                                 "--out", str(tmp_path / "s"), "-j", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    children: list[str] = []
-    deadline = time.monotonic() + 20
-    while not children and time.monotonic() < deadline:
-        time.sleep(0.1)
-        children = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True).stdout.split()
+    children = children_of(process.pid, 2, seconds=20)
     assert children, "the scan started no worker processes"
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=30) == 128 + signal.SIGTERM
-    time.sleep(0.5)
-    assert [pid for pid in children if os.path.exists(f"/proc/{pid}")] == []
+    process.send_signal(how)
+    assert process.wait(timeout=30) == (128 + how if how == signal.SIGTERM else -how)
+    left = wait_until_gone(children, 10)
+    for pid in left:  # so that a failure leaves nothing running
+        os.kill(pid, signal.SIGKILL)
+    assert left == []

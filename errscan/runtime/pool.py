@@ -8,6 +8,11 @@ and that worker alone is killed and replaced; a task it held but had not started
 Each worker holds two tasks, so it starts the next without waiting for the parent; a task is its
 position in the items, which the worker forked with.
 
+A worker ends with the process that started it, even one killed by SIGKILL (which can neither
+stop its workers nor close their pipes, and each later worker holds copies of those pipes): on
+Linux the kernel sends it SIGKILL when its parent ends (PR_SET_PDEATHSIG); elsewhere a thread of
+the worker sees that it was given another parent and ends it.
+
 With one job there is no pool: the tasks run here, one after another, so that a debugger can step
 through them. The time limit then holds through SIGALRM (on the main thread), which stops Python
 code but not a native call until it returns; a task that crashes the interpreter ends the scan.
@@ -15,9 +20,12 @@ code but not a native call until it returns; a task that crashes the interpreter
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import multiprocessing
+import os
 import signal
+import sys
 import threading
 import time
 from collections import deque
@@ -49,7 +57,9 @@ class _Worker(Generic[T, R]):
         tasks, self.tasks = multiprocessing.Pipe(duplex=False)
         self.results, results = multiprocessing.Pipe(duplex=False)
         # Forked, the worker has the items in its copy of memory: only their positions are sent.
-        self.process = multiprocessing.Process(target=_serve, args=(function, items, tasks, results), daemon=True)
+        self.process = multiprocessing.Process(
+            target=_serve, args=(function, items, tasks, results, os.getpid()), daemon=True
+        )
         self.process.start()
         tasks.close()
         results.close()
@@ -73,7 +83,8 @@ class _Worker(Generic[T, R]):
         self.results.close()
 
 
-def _serve(function: Callable[[T], R], items: Sequence[T], tasks: Connection, results: Connection) -> None:
+def _serve(function: Callable[[T], R], items: Sequence[T], tasks: Connection, results: Connection, parent: int) -> None:
+    _end_with(parent)
     # Ctrl-C reaches the whole process group; the parent alone reports it and stops the workers.
     # A SIGTERM to the group ends a worker at once, without the parent's "terminated" line.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -90,6 +101,34 @@ def _serve(function: Callable[[T], R], items: Sequence[T], tasks: Connection, re
         except Exception as exc:  # a bug in one task must not cost the others their results
             result = TaskLost(f"{type(exc).__name__}: {exc}")
         results.send(result)
+
+
+PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+PARENT_CHECK_SECONDS = 1.0  # how often a worker without a death signal looks at its parent
+
+
+def _end_with(parent: int) -> None:
+    """End this worker when `parent`, the process that started it, ends (see the module's doc)."""
+    if not _ask_for_a_death_signal(parent):
+        threading.Thread(target=_watch_parent, args=(parent,), name="watch-parent", daemon=True).start()
+    if os.getppid() != parent:  # it ended before the worker could ask
+        os._exit(1)
+
+
+def _ask_for_a_death_signal(parent: int) -> bool:
+    """Linux: have the kernel send SIGKILL the moment the parent (its thread that forked) ends."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(1)
 
 
 def run_all(
