@@ -23,6 +23,7 @@ from errscan.api.read import check_error_id, read_error
 from errscan.config import command_defaults
 from errscan.errors import EXIT_DIFFERENCES, EXIT_FAILURE, EXIT_USAGE, ErrscanError, UsageError
 from errscan.lookup import lookup as find_in_log
+from errscan.lookup.rank import MAX_ERRORS as MAX_LOOKED_UP
 from errscan.lookup.output import as_json, as_text
 from errscan.model import Catalog
 from errscan.profiles.vllm import VLLM
@@ -201,6 +202,8 @@ def lookup(text: str | None, site: Path | None, request: ScanRequest, output_for
     else:
         catalog = scan_request(request, quiet=True)
     findings = find_in_log(text, catalog)
+    if len(findings) >= MAX_LOOKED_UP:
+        click.echo(f"note: only the input's first {MAX_LOOKED_UP} errors are looked up", err=True)
     if not any(finding.candidates for finding in findings):
         if output_format == "json":
             click.echo("[]")  # still a JSON document for `| jq`; the hint goes to stderr

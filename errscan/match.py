@@ -5,12 +5,21 @@ accept (the site's search loads the same pattern strings from its index), so the
 only: literal parts must match, runs of whitespace match any whitespace, placeholders match any
 text (also none, also across lines). `score_message` ranks a message against one template with
 three rules, exact, truncated and fuzzy; docs/matching.md states them for the JavaScript port.
+
+Python does not run those patterns as they are: with k placeholders a backtracking engine may try
+every way of cutting the message into k + 1 pieces (a message of 2,000 characters and a template of
+three placeholders took hours). A placeholder is followed by literal text or by the end, and what
+follows a literal part can always begin later (a placeholder takes up the difference), so the
+earliest place each literal part fits is the one the pattern's lazy placeholders bind: the parts
+are searched one after another, each from where the one before ended, the same match in time
+linear in the message for each part.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _ANY = r"([\s\S]*?)"
 _SPECIAL = re.compile(r"[\\^$.|?*+()\[\]{}/]")
@@ -34,6 +43,10 @@ class CompiledTemplate:
     fields: tuple[str, ...]  # the placeholder expression each group binds
     literal: str  # the literal text alone, whitespace folded: what a match must show
     words: tuple[str, ...]  # sorted distinct words of the literal text, for the fuzzy rule
+    # the literal parts' patterns around the placeholders, one more than `fields` ("" where two
+    # placeholders meet the ends): `pattern` is "^\\s*" + the parts joined by placeholders + "\\s*$"
+    parts: tuple[str, ...] = ("",)
+    prefix_parts: tuple[str, ...] = ("",)  # the same for `prefix_pattern`
 
     @property
     def literal_chars(self) -> int:
@@ -91,18 +104,24 @@ def compile_template(template: str) -> CompiledTemplate:
     prefix_parts: list[str] = []
     fields: list[str] = []
     literal: list[str] = []
+    between: list[str] = [""]  # literal patterns between placeholders
+    prefix_between: list[str] = [""]
     for piece in split_template(template):
         if piece.is_field:
             if not parts or parts[-1] != _ANY:  # two adjacent fields bind as one
                 parts.append(_ANY)
                 prefix_parts.append(_ANY)
                 fields.append(piece.text)
+                between.append("")
+                prefix_between.append("")
             else:
                 fields[-1] += "}{" + piece.text
             literal.append(" ")
             continue
         parts.append(_literal_pattern(piece.text))
         prefix_parts.append(_literal_pattern(piece.text, cut=True))
+        between[-1] += parts[-1]
+        prefix_between[-1] += prefix_parts[-1]
         literal.append(piece.text)
     folded = " ".join("".join(literal).split())
     return CompiledTemplate(
@@ -111,6 +130,8 @@ def compile_template(template: str) -> CompiledTemplate:
         fields=tuple(fields),
         literal=folded,
         words=words(folded),
+        parts=tuple(between),
+        prefix_parts=tuple(prefix_between),
     )
 
 
@@ -131,12 +152,67 @@ def _literal_pattern(text: str, cut: bool = False) -> str:
 
 def bind(compiled: CompiledTemplate, message: str) -> dict[str, str] | None:
     """The placeholder values of `message` if it is an instance of the template, else None."""
-    found = re.match(compiled.pattern, message)
+    found = _values(compiled.parts, message, "\\s*$")
     if found is None:
         return None
-    return {field: value.strip() for field, value in zip(compiled.fields, found.groups())}
+    return {field: value.strip() for field, value in zip(compiled.fields, found)}
 
 
+def _values(parts: tuple[str, ...], message: str, end: str) -> list[str] | None:
+    """What each placeholder between `parts` takes when "^\\s*" + the parts joined by placeholders
+    + `end` matches `message`; None when it does not match.
+
+    First each part takes all the whitespace it may, as `re` tries first (so the values are those
+    `re` binds); if that fails, each part ends as early as it can, which leaves the next one all
+    the room it may need (the values may then differ from `re`'s in how a run of whitespace is
+    shared between two placeholders, never in whether the message matches)."""
+    if len(parts) == 1:
+        return None if _regex("\\s*" + parts[0] + end).match(message) is None else []
+    for lazy in (False, True):
+        values: list[str] | None = []
+        position = 0
+        for index, part in enumerate(parts):
+            if index == 0:
+                found = _regex("\\s*?" + _lazy_end(part) if lazy else "\\s*" + part).match(message)
+            else:
+                pattern = part + end if index == len(parts) - 1 else _lazy_end(part) if lazy else part
+                found = _regex(pattern).search(message, position)
+            if found is None:
+                values = None
+                break
+            if index:
+                values.append(message[position : found.start()])  # type: ignore[union-attr]
+            position = found.end()
+        if values is not None:
+            return values
+    return None
+
+
+def _lazy_end(part: str) -> str:
+    """The part's pattern taking as little of the whitespace it ends with as it may."""
+    return part + "?" if part.endswith("\\s+") else part
+
+
+@lru_cache(maxsize=None)
+def _regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def find_instance(compiled: CompiledTemplate, text: str) -> str | None:
+    """The first part of `text` that is an instance of the template (its placeholders as short as
+    can be), as `re.search` of the pattern without its anchors would find it; None when none is."""
+    parts = compiled.parts
+    start = position = None
+    for index, part in enumerate(parts):  # each part ends early, leaving the next all the room
+        found = _regex(part if index == len(parts) - 1 else _lazy_end(part)).search(text, position or 0)
+        if found is None:
+            return None
+        start = found.start() if start is None else start
+        position = found.end()
+    return text[start:position]
+
+
+@lru_cache(maxsize=1024)  # a message is compared with every template in turn
 def words(text: str) -> tuple[str, ...]:
     """Distinct lower-cased words (a letter or `_`, then letters, digits, `_`), sorted.
 
@@ -182,8 +258,8 @@ def score_message(compiled: CompiledTemplate, message: str) -> MessageMatch | No
         bound = sum(_chars(v) for v in bindings.values())
         score = literal / (literal + bound) if literal + bound else 0.0
         return MessageMatch("exact", round(score, 4), bindings, literal >= PIN_MIN_CHARS)
-    cut = re.match(compiled.prefix_pattern, message) if message else None
-    values = {f: v.strip() for f, v in zip(compiled.fields, cut.groups()) if v.strip()} if cut else {}
+    cut = _values(compiled.prefix_parts, message, "$") if message else None
+    values = {f: v.strip() for f, v in zip(compiled.fields, cut) if v.strip()} if cut else {}
     seen = _chars(message) - sum(_chars(v) for v in values.values())
     if cut is not None and seen >= PIN_MIN_CHARS and literal:
         score = round(seen / _chars(message) * min(1.0, seen / literal), 4)
@@ -199,4 +275,4 @@ def score_message(compiled: CompiledTemplate, message: str) -> MessageMatch | No
 
 
 def _chars(text: str) -> int:
-    return sum(1 for c in text if not c.isspace())
+    return len("".join(text.split()))

@@ -25,6 +25,9 @@ from errscan.model import Catalog, ErrorSite
 from errscan.scope import Scope
 
 MAX_ALTERNATIVES = 2
+# Each error found is ranked against every template, so a log of many errors costs many times one:
+# the first ones are looked up (a log's first error is nearly always the one to fix).
+MAX_ERRORS = 100
 
 
 @dataclass(frozen=True)
@@ -170,6 +173,6 @@ def _short(name: str) -> str:
 
 
 def lookup(text: str, catalog: Catalog) -> list[Finding]:
-    """Every error `text` shows, each with its best catalogued matches."""
+    """The errors `text` shows (the first MAX_ERRORS), each with its best catalogued matches."""
     matcher = CatalogMatcher(catalog)
-    return [matcher.find(logged) for logged in find_errors(text)]
+    return [matcher.find(logged) for logged in find_errors(text)[:MAX_ERRORS]]
