@@ -211,3 +211,36 @@ def test_terminated_or_killed_scan_stops_its_workers(tmp_path, how):
     for pid in left:  # so that a failure leaves nothing running
         os.kill(pid, signal.SIGKILL)
     assert left == []
+
+
+def _process_limit(kind: str):
+    """Limits for a child: few open files, or few processes (not enforced for root)."""
+    import resource
+
+    def apply() -> None:
+        if kind == "open files":
+            resource.setrlimit(resource.RLIMIT_NOFILE, (48, 48))
+        else:
+            running = len(subprocess.run(["ps", "-u", str(os.getuid()), "-o", "pid="], capture_output=True, text=True).stdout.split())
+            resource.setrlimit(resource.RLIMIT_NPROC, (running + 4, running + 4))
+
+    return apply
+
+
+@pytest.mark.parametrize("kind", ["open files", "processes"])
+def test_more_jobs_than_the_system_allows_go_on_with_fewer(tmp_path, kind):
+    if kind == "processes" and os.geteuid() == 0:
+        pytest.skip("a process limit does not hold for root")
+    package = tmp_path / "src" / "vllm"
+    package.mkdir(parents=True)
+    for n in range(60):
+        (package / f"m{n}.py").write_text(f"def f(x):\n    if x:\n        raise ValueError('bad {n}')\n")
+    args = [sys.executable, "-m", "errscan", "scan", str(tmp_path / "src"), "--include", "**", "--no-cache"]
+    limited = subprocess.run([*args, "--out", str(tmp_path / "many"), "-j", "500"], preexec_fn=_process_limit(kind),
+                             capture_output=True, text=True)
+    assert limited.returncode == 0, limited.stderr
+    assert "internal error" not in limited.stderr
+    assert limited.stderr.count("could be started") == 1
+    alone = run_cli("scan", str(tmp_path / "src"), "--include", "**", "--no-cache", "--out", str(tmp_path / "one"), "-j", "1")
+    assert alone.returncode == 0
+    assert tree_bytes(tmp_path / "many") == tree_bytes(tmp_path / "one")

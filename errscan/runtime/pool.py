@@ -55,14 +55,24 @@ class _Worker(Generic[T, R]):
         # One pipe each way: positions the worker has not read yet never get in the way of
         # reading the results it sent before it died.
         tasks, self.tasks = multiprocessing.Pipe(duplex=False)
-        self.results, results = multiprocessing.Pipe(duplex=False)
+        try:
+            self.results, results = multiprocessing.Pipe(duplex=False)
+        except OSError:
+            tasks.close()
+            self.tasks.close()
+            raise
         # Forked, the worker has the items in its copy of memory: only their positions are sent.
         self.process = multiprocessing.Process(
             target=_serve, args=(function, items, tasks, results, os.getpid()), daemon=True
         )
-        self.process.start()
-        tasks.close()
-        results.close()
+        try:
+            self.process.start()
+        finally:
+            tasks.close()
+            results.close()
+            if self.process.pid is None:  # not started: the parent's ends go too
+                self.tasks.close()
+                self.results.close()
         self.sent: deque[int] = deque()  # positions sent and not done, oldest first: the first runs
         self.deadline = 0.0  # of the first
 
@@ -152,15 +162,16 @@ def run_all(
             worker.send(queue.popleft(), time_limit)
 
     try:
-        workers = [_Worker(function, items) for _ in range(min(jobs, len(items)))]
+        for _ in range(min(jobs, len(items))):
+            if (started := _start(function, items, jobs)) is None:
+                break
+            workers.append(started)
         for worker in workers:
             feed(worker)
         while busy := [w for w in workers if w.sent]:
             timeout = max(0.0, min(w.deadline for w in busy) - time.monotonic())
             wait([w.results for w in busy] + [w.process.sentinel for w in busy], timeout)
-            for position, worker in enumerate(workers):
-                if not worker.sent:
-                    continue
+            for worker in busy:
                 task = worker.sent[0]
                 outcome = _collect(worker, results, time_limit)
                 if outcome is _RUNNING:
@@ -169,14 +180,43 @@ def run_all(
                     results[task] = outcome
                     queue.extendleft(reversed(list(worker.sent)[1:]))  # not started: to another worker
                     worker.stop()
-                    worker = workers[position] = _Worker(function, items)
-                feed(worker)  # at once: the other workers' results can be read meanwhile
+                    position = workers.index(worker)
+                    if (replacement := _start(function, items, jobs)) is None:
+                        del workers[position]  # the others take its tasks
+                    else:
+                        worker = workers[position] = replacement
+                if worker in workers:
+                    feed(worker)  # at once: the other workers' results can be read meanwhile
                 if on_done is not None:
                     on_done(task)
     finally:
         for worker in workers:
             worker.stop()
+    if queue:  # no process could be started: the rest run here
+        rest = list(queue)
+        for index, result in zip(rest, _run_here(function, [items[i] for i in rest], time_limit, None)):
+            results[index] = result
+            if on_done is not None:
+                on_done(index)
     return results  # type: ignore[return-value]  # every slot was filled
+
+
+_told_short = False  # whether the note that fewer processes run than asked for was printed
+
+
+def _start(function: Callable[[T], R], items: Sequence[T], jobs: int) -> "_Worker[T, R] | None":
+    """A new worker; None when the system allows no more processes or pipes (a process or
+    open-file limit, memory), said once on stderr: the scan goes on with the workers it has."""
+    global _told_short
+    try:
+        return _Worker(function, items)
+    except OSError as exc:
+        if not _told_short:
+            _told_short = True
+            reason = exc.strerror or str(exc)
+            print(f"errscan: note: not all of the {jobs} processes asked for could be started ({reason}); "
+                  "going on with fewer", file=sys.stderr)
+        return None
 
 
 _RUNNING = object()
