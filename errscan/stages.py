@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import Iterator, Sequence
+from urllib.parse import quote
 
 from errscan.analysis import AnalysisStats
 from errscan.extract import FileResult, extract_file, extract_file_from_ast
@@ -147,5 +148,7 @@ def _docstring(facts: ModuleFacts | None, function: str) -> str | None:
 
 
 def github_url(repo: str, commit: str | None, path: str, line: int) -> str:
-    """Pinned to the commit when known; `HEAD` (the default branch) when not."""
-    return f"https://github.com/{repo}/blob/{commit or 'HEAD'}/{path}#L{line}"
+    """Pinned to the commit when known; `HEAD` (the default branch) when not. Each part is
+    percent-encoded: a file named `#frag?q=1.py` is a path, not a fragment and a query."""
+    parts = (quote(part, safe="/") for part in (repo, commit or "HEAD", path))
+    return "https://github.com/{}/blob/{}/{}#L{}".format(*parts, line)

@@ -244,3 +244,14 @@ def test_more_jobs_than_the_system_allows_go_on_with_fewer(tmp_path, kind):
     alone = run_cli("scan", str(tmp_path / "src"), "--include", "**", "--no-cache", "--out", str(tmp_path / "one"), "-j", "1")
     assert alone.returncode == 0
     assert tree_bytes(tmp_path / "many") == tree_bytes(tmp_path / "one")
+
+
+def test_a_file_name_that_reads_as_part_of_a_url_is_percent_encoded_in_its_link(tmp_path):
+    package = tmp_path / "vllm" / "odd dir"
+    package.mkdir(parents=True)
+    (package / "#frag?q=1%.py").write_text("raise ValueError('x')\n")
+    done = run_cli("scan", str(tmp_path), "--include", "**", "--out", str(tmp_path / "s"))
+    assert done.returncode == 0, done.stderr
+    (error,) = json.loads((tmp_path / "s" / "api" / "index.json").read_text())["errors"]
+    assert error["path"] == "vllm/odd dir/#frag?q=1%.py"
+    assert error["url"] == "https://github.com/vllm-project/vllm/blob/HEAD/vllm/odd%20dir/%23frag%3Fq%3D1%25.py#L1"
