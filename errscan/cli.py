@@ -277,6 +277,11 @@ def diff(old: str, new: str, git_dir: Path | None, fmt: str, max_chars: int, col
             f"the sides catalogue different files ({_scope_text(old_catalog)} against {_scope_text(new_catalog)}): "
             "errors outside one side's scope show as added or removed"
         )
+    if old_catalog.repo.lower() != new_catalog.repo.lower():  # GitHub's names ignore case
+        progress.note(
+            f"the sides are of different repositories ({old_catalog.repo} against {new_catalog.repo}): "
+            "their code is compared as if the second were a later version of the first"
+        )
     result = diff_catalogs(old_catalog, new_catalog, old_label, new_label)
     colored = fmt == "text" and wants_color(color, sys.stdout)
     output = format_diff(

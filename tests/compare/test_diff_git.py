@@ -272,3 +272,21 @@ def test_auto_colors_a_terminal_unless_no_color_or_a_dumb_one(monkeypatch, env, 
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     assert wants_color("auto", Terminal()) is colored
+
+
+def test_sites_of_different_repositories_get_a_note(repo, tmp_path):
+    sites = []
+    for name in ("vllm-project/vllm", "someone/fork"):
+        out = tmp_path / name.replace("/", "-")
+        done = run_cli("scan", str(repo), "--commit", "2.0", "--include", "pkg/**", "--repo", name, "--out", str(out), "--no-cache", "-q")
+        assert done.returncode == 0, done.stderr
+        sites.append(out)
+    done = run_cli("diff", str(sites[0]), str(sites[1]))
+    assert done.returncode == 0
+    assert done.stderr == (
+        "note: the sides are of different repositories (vllm-project/vllm against someone/fork): "
+        "their code is compared as if the second were a later version of the first\n"
+    )
+    assert "0 added, 0 removed, 0 changed" in done.stdout  # the same code: nothing else to say
+    same = run_cli("diff", str(sites[0]), str(sites[0]))
+    assert same.returncode == 0 and same.stderr == ""
