@@ -101,3 +101,27 @@ def test_usage_errors_exit_2(args, tmp_path):
     result = run_cli(*args, cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.startswith("errscan: ") and "Traceback" not in result.stderr
+
+
+def _outside_id(index: str) -> str:
+    document = json.loads(index)
+    document["errors"][0]["id"] = "../../../outside"
+    return json.dumps(document)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [_outside_id, lambda index: "[" * 100_000 + "]" * 100_000, lambda index: index.replace('"errors": [', '"errors": 7, "x": [', 1)],
+    ids=["an id leading outside", "deeply nested", "mistyped"],
+)
+def test_a_damaged_site_is_one_line_and_exit_1(site, tmp_path, damage):
+    import shutil
+
+    root = tmp_path / "site"
+    shutil.copytree(site[0], root)
+    (tmp_path / "outside.json").write_text("{}")
+    index = root / "api" / "index.json"
+    index.write_text(damage(index.read_text()))
+    result = run_cli("lookup", "--site", str(root), "ValueError: x")
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"errscan: cannot read the site at {root}: ") and result.stderr.count("\n") == 1
