@@ -162,3 +162,13 @@ def children_of(pid: int, count: int, seconds: float = 30) -> list[int]:
         found = [int(pid) for pid in listed]
     return found
 
+
+
+# Fuzz tests (tests/fuzz): few examples in CI, a long run on demand (HYPOTHESIS_PROFILE=long).
+# The deadline bounds the time of each input: a slow one fails as a hang would.
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+settings.register_profile("ci", max_examples=150, deadline=2000, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("long", max_examples=20_000, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
