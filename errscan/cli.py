@@ -121,7 +121,7 @@ def _release_range(context: click.Context, param: click.Parameter, value: str | 
     return first, last
 
 
-def scan_request(request: ScanRequest, quiet: bool) -> Catalog:
+def scan_request(request: ScanRequest, progress: Progress) -> Catalog:
     """Scan what the request names (several revisions give history); parse failures and a
     corrupt cache go to stderr, one line each."""
     from errscan.compare.history import scan_revisions
@@ -129,7 +129,6 @@ def scan_request(request: ScanRequest, quiet: bool) -> Catalog:
 
     options = ScanOptions.for_request(request)
     revisions = request.revisions()
-    progress = Progress(quiet=quiet)
     for note in request.notes():
         progress.note(note)
     catalog = scan_revisions(revisions, options, progress)
@@ -161,13 +160,18 @@ def scan(request: ScanRequest, out: Path, site_url: str | None, quiet: bool) -> 
     from errscan.render.publish import site_url_option
     from errscan.render.site import check_site_target, write_site
 
+    started = time.perf_counter()
     site_url = site_url_option(site_url) if site_url is not None else None
     check_site_target(out)  # before the scan, which can take minutes
-    catalog = scan_request(request, quiet)
-    started = time.perf_counter()
-    write_site(catalog, out, request.jobs, site_url)
+    progress = Progress(quiet=quiet)
+    catalog = scan_request(request, progress)
+    writing = time.perf_counter()
+    progress.writing(0, len(catalog.errors) + len(catalog.retired))
+    write_site(catalog, out, request.jobs, site_url, on_written=progress.writing)
+    progress.clear()
     if not quiet:
-        click.echo(printable(summary_line(catalog, out, write_seconds=time.perf_counter() - started)))
+        ended = time.perf_counter()
+        click.echo(printable(summary_line(catalog, out, write_seconds=ended - writing, total_seconds=ended - started)))
 
 
 @cli.command(short_help="Say which catalogued error a message, traceback or log shows.")
@@ -200,7 +204,7 @@ def lookup(text: str | None, site: Path | None, request: ScanRequest, output_for
 
         catalog = read_site(site)
     else:
-        catalog = scan_request(request, quiet=True)
+        catalog = scan_request(request, Progress(quiet=True))
     findings = find_in_log(text, catalog)
     if len(findings) >= MAX_LOOKED_UP:
         click.echo(f"note: only the input's first {MAX_LOOKED_UP} errors are looked up", err=True)
@@ -337,9 +341,10 @@ def _report_cache(cache: ScanCache | None) -> None:
         )
 
 
-def summary_line(catalog: Catalog, out: Path, write_seconds: float) -> str:
-    """The scan's one line: what was read and found, and the time of each stage, writing the site
-    included (the site itself holds no timings: two scans of one input write identical files)."""
+def summary_line(catalog: Catalog, out: Path, write_seconds: float, total_seconds: float) -> str:
+    """The scan's one line: what was read and found, the command's whole time (fetching, reading the
+    cache and writing the site included) and that of each stage (the site itself holds no timings:
+    two scans of one input write identical files)."""
     s = catalog.summary
     commit = f"commit {catalog.commit[:12]}" if catalog.commit else "commit not known"
     stages = {name: seconds for name, seconds in s.stage_seconds.items() if name != "total"}
@@ -350,7 +355,7 @@ def summary_line(catalog: Catalog, out: Path, write_seconds: float) -> str:
         f"{s.raises} raises, {s.asserts} asserts with a message, {s.logs} log sites, {s.reraises} re-raises, "
         f"{len(s.parse_failures)} parse failures; graph of {s.graph_files} files: {s.graph_edges} edges, "
         f"{s.unresolved_calls} unresolved calls; chains for {s.errors_with_chain}/{s.raises + s.asserts + s.logs} errors; "
-        f"{s.stage_seconds.get('total', 0) + write_seconds:.1f}s ({timing}) -> {out}"
+        f"{total_seconds:.1f}s ({timing}) -> {out}"
     )
 
 

@@ -27,6 +27,7 @@ class Revision:
 
     name: str  # as the user gave it: "0.25.1", "v0.25.1", a sha
     open: Callable[[], Source]
+    fetches: bool = False  # a release: opening it may fetch it with pip first
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ class ScanRequest:
         if releases:
             if self.src is not None or self.commits:
                 raise UsageError("--release reads the package index; give no SRC and no --commit with it")
-            return [Revision(v, partial(open_here, None, release=v)) for v in sort_versions(releases)]
+            return [Revision(v, partial(open_here, None, release=v), fetches=True) for v in sort_versions(releases)]
         if not self.commits:
             return [Revision(self.src or "", partial(open_here, self.src))]
         return [Revision(rev, partial(open_here, self.src, commit=rev)) for rev in dict.fromkeys(self.commits)]
