@@ -34,6 +34,9 @@ class CompiledTemplate:
     fields: tuple[str, ...]  # the placeholder expression each group binds
     literal: str  # the literal text alone, whitespace folded: what a match must show
     words: tuple[str, ...]  # sorted distinct words of the literal text, for the fuzzy rule
+    anchor: str = ""  # the longest literal run, folded: an exact match shows it
+    head: str = ""  # the leading literal run, folded ("" when a placeholder leads)
+    lead: str = ""  # the first literal run's beginning, folded: a cut match shows it (may_be_cut)
 
     @property
     def literal_chars(self) -> int:
@@ -91,7 +94,8 @@ def compile_template(template: str) -> CompiledTemplate:
     prefix_parts: list[str] = []
     fields: list[str] = []
     literal: list[str] = []
-    for piece in split_template(template):
+    pieces = split_template(template)
+    for piece in pieces:
         if piece.is_field:
             if not parts or parts[-1] != _ANY:  # two adjacent fields bind as one
                 parts.append(_ANY)
@@ -104,14 +108,47 @@ def compile_template(template: str) -> CompiledTemplate:
         parts.append(_literal_pattern(piece.text))
         prefix_parts.append(_literal_pattern(piece.text, cut=True))
         literal.append(piece.text)
-    folded = " ".join("".join(literal).split())
+    folded = fold("".join(literal))
+    runs = [fold(p.text) for p in pieces if not p.is_field and fold(p.text)]
     return CompiledTemplate(
         pattern="^\\s*" + "".join(parts) + "\\s*$",
         prefix_pattern="^\\s*" + "".join(prefix_parts) + "$",
         fields=tuple(fields),
         literal=folded,
         words=words(folded),
+        anchor=max(runs, key=len, default=""),
+        head=fold(pieces[0].text) if pieces and not pieces[0].is_field else "",
+        # A cut match shows PIN_MIN_CHARS literal characters, the first run's first; when two
+        # placeholders print the same expression their values count once, so nothing is sure.
+        lead=_beginning(runs[0], PIN_MIN_CHARS) if runs and len(set(fields)) == len(fields) else "",
     )
+
+
+def fold(text: str) -> str:
+    """Whitespace runs as one space, none at the ends: how the keys of a template are compared."""
+    return " ".join(text.split())
+
+
+def _beginning(text: str, count: int) -> str:
+    """`text` up to its `count`-th non-whitespace character."""
+    seen = 0
+    for i, char in enumerate(text):
+        seen += not char.isspace()
+        if seen == count:
+            return text[: i + 1]
+    return text
+
+
+def may_be_exact(anchor: str, folded: str) -> bool:
+    """Whether the rule `exact` can apply to a message (`folded`): it shows the longest literal run."""
+    return anchor in folded
+
+
+def may_be_cut(head: str, lead: str, folded: str) -> bool:
+    """Whether the rule `truncated` can apply: the message begins like the template's leading
+    literal run (as far as either goes) and shows the beginning of its first one."""
+    shown = min(len(folded), len(head))
+    return folded[:shown] == head[:shown] and lead in folded
 
 
 def _literal_pattern(text: str, cut: bool = False) -> str:
@@ -176,23 +213,30 @@ def score_message(compiled: CompiledTemplate, message: str) -> MessageMatch | No
     None when no rule applies. Deterministic: the same strings always give the same result.
     """
     message = message.strip()
-    bindings = bind(compiled, message)
+    folded = fold(message)
+    bindings = bind(compiled, message) if may_be_exact(compiled.anchor, folded) else None
     literal = compiled.literal_chars
     if bindings is not None:
         bound = sum(_chars(v) for v in bindings.values())
         score = literal / (literal + bound) if literal + bound else 0.0
         return MessageMatch("exact", round(score, 4), bindings, literal >= PIN_MIN_CHARS)
-    cut = re.match(compiled.prefix_pattern, message) if message else None
+    cut = None
+    if message and literal and may_be_cut(compiled.head, compiled.lead, folded):
+        cut = re.match(compiled.prefix_pattern, message)
     values = {f: v.strip() for f, v in zip(compiled.fields, cut.groups()) if v.strip()} if cut else {}
     seen = _chars(message) - sum(_chars(v) for v in values.values())
-    if cut is not None and seen >= PIN_MIN_CHARS and literal:
+    if cut is not None and seen >= PIN_MIN_CHARS:
         score = round(seen / _chars(message) * min(1.0, seen / literal), 4)
         return MessageMatch("truncated", score, values, score >= TRUNCATED_PIN_SCORE)
-    message_words = words(message)
-    if not compiled.words or not message_words:
+    return fuzzy_match(compiled.words, frozenset(words(message)))
+
+
+def fuzzy_match(template_words: tuple[str, ...], message_words: frozenset[str]) -> MessageMatch | None:
+    """The rule `fuzzy` alone (score_message): Dice of the word sets, None below FUZZY_MIN."""
+    if not template_words or not message_words:
         return None
-    shared = len(set(compiled.words) & set(message_words))
-    score = 2 * shared / (len(compiled.words) + len(message_words))
+    shared = sum(1 for word in template_words if word in message_words)
+    score = 2 * shared / (len(template_words) + len(message_words))
     if score < FUZZY_MIN:
         return None
     return MessageMatch("fuzzy", round(score, 4), {}, False)

@@ -30,3 +30,54 @@ def test_pattern_is_portable_to_javascript():
     pattern = compile_template("a.b (c) {x} / d").pattern
     assert "(?P" not in pattern and "(?<" not in pattern
     assert re.match(pattern, "a.b (c) 42 / d")
+
+
+# The keys (anchor, head, lead) only skip regexes that could not match: score_message gives what
+# running both patterns on every message gives.
+TRICKY = [
+    "among {len(groups)} groups", "{n}/{m} transfers failed", "{name} is not supported by {backend}",
+    "x {a} y {a} z and then some more", " {x} foo bar baz qux", "{a}{b} text after two fields",
+    "literal {{braces}} (and) [regex] $chars.", "wrapped  text\n  over lines {v}", "{msg}", "{a} != {b}",
+    "no placeholder at all in this one", "short {x}", "{x}: {y} ends here", "{a} {a} first literal run here", "KV cache of {n} blocks is too small for {m}",
+]
+VALUES = ["", "3", "a b", "foo bar baz qux quux", "{", "must be", "groups", "x\ny"]
+
+
+def _unfiltered(compiled, message):
+    """score_message as it was before the keys: both patterns tried on every message."""
+    from errscan.match import MessageMatch, PIN_MIN_CHARS, TRUNCATED_PIN_SCORE, _chars, fuzzy_match, words
+
+    message = message.strip()
+    literal = compiled.literal_chars
+    bindings = bind(compiled, message)
+    if bindings is not None:
+        bound = sum(_chars(v) for v in bindings.values())
+        return MessageMatch("exact", round(literal / (literal + bound) if literal + bound else 0.0, 4), bindings, literal >= PIN_MIN_CHARS)
+    cut = re.match(compiled.prefix_pattern, message) if message else None
+    values = {f: v.strip() for f, v in zip(compiled.fields, cut.groups()) if v.strip()} if cut else {}
+    seen = _chars(message) - sum(_chars(v) for v in values.values())
+    if cut is not None and seen >= PIN_MIN_CHARS and literal:
+        score = round(seen / _chars(message) * min(1.0, seen / literal), 4)
+        return MessageMatch("truncated", score, values, score >= TRUNCATED_PIN_SCORE)
+    return fuzzy_match(compiled.words, frozenset(words(message)))
+
+
+def _messages():
+    for number, template in enumerate(TRICKY):
+        for k in range(len(VALUES)):
+            pieces = split_template(template)
+            instance = "".join(VALUES[(k + i) % len(VALUES)] if p.is_field else p.text.replace("  ", " \n ") for i, p in enumerate(pieces))
+            yield instance
+            yield from (instance[:end] for end in range(1, len(instance)))
+        yield TRICKY[(number + 1) % len(TRICKY)]
+
+
+def test_the_keys_skip_only_patterns_that_cannot_match():
+    from errscan.match import score_message
+
+    messages = sorted(set(_messages()))
+    assert len(messages) > 1000
+    for template in TRICKY:
+        compiled = compile_template(template)
+        for message in messages:
+            assert score_message(compiled, message) == _unfiltered(compiled, message), (template, message)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from errscan.match import compile_template, split_template
+from errscan.match import compile_template
 from errscan.model import Catalog, ErrorSite
 
 CHUNK_SIZE = 500  # entries per file: small enough to parse quickly, few enough files at 13,000 errors
@@ -27,8 +27,6 @@ def script_json(data: Any) -> str:
 
 def search_entry(error: ErrorSite) -> dict[str, Any]:
     compiled = compile_template(error.message)
-    pieces = split_template(error.message)
-    literals = [" ".join(p.text.split()) for p in pieces if not p.is_field]
     return {
         "id": error.id,
         "exception": error.exception,
@@ -45,10 +43,10 @@ def search_entry(error: ErrorSite) -> dict[str, Any]:
         "prefix_pattern": compiled.prefix_pattern,
         "literal_chars": compiled.literal_chars,
         "words": list(compiled.words),
-        # longest literal run: a match must contain it, so the browser skips most regexes cheaply
-        "anchor": max(literals, key=len, default=""),
-        # leading literal text: a message cut short must begin like it, so most cut patterns never run
-        "head": literals[0] if pieces and not pieces[0].is_field else "",
+        # errscan.match.may_be_exact and may_be_cut: most regexes need never run
+        "anchor": compiled.anchor,
+        "head": compiled.head,
+        "lead": compiled.lead,
     }
 
 

@@ -125,7 +125,7 @@ function scoreMessage(entry, message, messageWords, folded) {
     }
   }
   var shown = Math.min(folded.length, entry.head.length);
-  if (message && literal && folded.slice(0, shown) === entry.head.slice(0, shown)) {
+  if (message && literal && folded.slice(0, shown) === entry.head.slice(0, shown) && folded.indexOf(entry.lead || "") >= 0) {
     if (!entry.prefixRegex) entry.prefixRegex = new RegExp(entry.prefix_pattern);
     var cut = entry.prefixRegex.exec(message);
     if (cut) {

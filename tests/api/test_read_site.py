@@ -93,3 +93,11 @@ def test_a_deeply_nested_or_mistyped_index_is_one_line(site, body):
     (root / "api" / "index.json").write_text(body)
     with pytest.raises(ErrscanError, match="cannot read the site at|schema version"):
         read_site(root)
+
+
+def test_the_call_graph_reads_back_from_its_file(site):
+    from errscan.model import CallGraphDocument
+
+    root, catalog = site
+    document = msgspec.json.decode((root / "api" / "callgraph.json").read_bytes(), type=CallGraphDocument)
+    assert document == catalog.callgraph and document.edges == catalog.callgraph.edges
