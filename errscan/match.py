@@ -117,11 +117,19 @@ def compile_template(template: str) -> CompiledTemplate:
         literal=folded,
         words=words(folded),
         anchor=max(runs, key=len, default=""),
-        head=fold(pieces[0].text) if pieces and not pieces[0].is_field else "",
-        # A cut match shows PIN_MIN_CHARS literal characters, the first run's first; when two
-        # placeholders print the same expression their values count once, so nothing is sure.
-        lead=_beginning(runs[0], PIN_MIN_CHARS) if runs and len(set(fields)) == len(fields) else "",
+        head=_head(pieces),
+        lead=_beginning(runs[0], PIN_MIN_CHARS) if runs else "",  # a cut match shows this many, the first run's first
     )
+
+
+def head(template: str) -> str:
+    """The template's leading literal run, folded ("" when a placeholder leads): a cut message
+    begins like it. Cheaper than compiling the template."""
+    return _head(split_template(template))
+
+
+def _head(pieces: tuple[Piece, ...]) -> str:
+    return fold(pieces[0].text) if pieces and not pieces[0].is_field else ""
 
 
 def fold(text: str) -> str:
@@ -214,29 +222,32 @@ def score_message(compiled: CompiledTemplate, message: str) -> MessageMatch | No
     """
     message = message.strip()
     folded = fold(message)
-    bindings = bind(compiled, message) if may_be_exact(compiled.anchor, folded) else None
     literal = compiled.literal_chars
-    if bindings is not None:
-        bound = sum(_chars(v) for v in bindings.values())
+    found = re.match(compiled.pattern, message) if may_be_exact(compiled.anchor, folded) else None
+    if found is not None:
+        bound = sum(_chars(v) for v in found.groups())  # every placeholder printed, a repeated one too
         score = literal / (literal + bound) if literal + bound else 0.0
+        bindings = {f: v.strip() for f, v in zip(compiled.fields, found.groups())}
         return MessageMatch("exact", round(score, 4), bindings, literal >= PIN_MIN_CHARS)
     cut = None
     if message and literal and may_be_cut(compiled.head, compiled.lead, folded):
         cut = re.match(compiled.prefix_pattern, message)
-    values = {f: v.strip() for f, v in zip(compiled.fields, cut.groups()) if v.strip()} if cut else {}
-    seen = _chars(message) - sum(_chars(v) for v in values.values())
-    if cut is not None and seen >= PIN_MIN_CHARS:
-        score = round(seen / _chars(message) * min(1.0, seen / literal), 4)
-        return MessageMatch("truncated", score, values, score >= TRUNCATED_PIN_SCORE)
-    return fuzzy_match(compiled.words, frozenset(words(message)))
+    if cut is not None:
+        seen = _chars(message) - sum(_chars(v) for v in cut.groups() if v)
+        if seen >= PIN_MIN_CHARS:
+            score = round(seen / _chars(message) * min(1.0, seen / literal), 4)
+            values = {f: v.strip() for f, v in zip(compiled.fields, cut.groups()) if v and v.strip()}
+            return MessageMatch("truncated", score, values, score >= TRUNCATED_PIN_SCORE)
+    found_words = words(message)
+    return fuzzy_match(len(set(compiled.words).intersection(found_words)), len(compiled.words), len(found_words))
 
 
-def fuzzy_match(template_words: tuple[str, ...], message_words: frozenset[str]) -> MessageMatch | None:
-    """The rule `fuzzy` alone (score_message): Dice of the word sets, None below FUZZY_MIN."""
+def fuzzy_match(shared: int, template_words: int, message_words: int) -> MessageMatch | None:
+    """The rule `fuzzy` alone (score_message), from the count of words the template (with
+    `template_words` words) and the message (`message_words`) share: None below FUZZY_MIN."""
     if not template_words or not message_words:
         return None
-    shared = sum(1 for word in template_words if word in message_words)
-    score = 2 * shared / (len(template_words) + len(message_words))
+    score = 2 * shared / (template_words + message_words)
     if score < FUZZY_MIN:
         return None
     return MessageMatch("fuzzy", round(score, 4), {}, False)
