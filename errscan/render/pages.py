@@ -85,9 +85,9 @@ def write_pages(catalog: Catalog, root: Path, jobs: int, site_url: str | None = 
     env = environment()
     common = {"catalog": catalog, "short_commit": (catalog.commit or "")[:10], "site_url": site_url}
     _write_error_pages(catalog, root, jobs, site_url)
-    by_axis = {axis: browse.groups(catalog, axis) for axis in ("connector", "file")}
+    by_axis = {axis: browse.groups(catalog, axis) for axis in ("subsystem", "connector", "file")}
     group_page = env.get_template("group.html")
-    for group in by_axis["connector"] + by_axis["file"]:
+    for group in by_axis["subsystem"] + by_axis["connector"] + by_axis["file"]:
         for number in range(1, group.pages + 1):
             page = group_page.render(root="../", here=f"browse/{group.page_name(number)}", group=group, number=number, **common)
             write(root / "browse" / group.page_name(number), page)

@@ -243,6 +243,22 @@ function keywordMatches(text) {
   });
 }
 
+/* The catch-alls as one closed line (errscan lookup prints one too); opened, it lists them. */
+function catchAllItem(found, root) {
+  var item = element("li", "catch-all"), details = element("details"), inner = element("ul");
+  details.appendChild(element("summary", "", "or any of " + found.length + " catch-all error" + (found.length === 1 ? "" : "s") +
+    " (message is a value alone, like {msg}): any text matches them"));
+  found.slice(0, SHOWN).forEach(function (r) {
+    var row = element("li"), link = element("a", "", label(r.entry) + " \u00b7 " + r.entry.path + ":" + r.entry.line + " \u00b7 " + r.entry.function);
+    link.href = root + "errors/" + r.entry.id + "/index.html";
+    row.appendChild(link);
+    inner.appendChild(row);
+  });
+  details.appendChild(inner);
+  item.appendChild(details);
+  return item;
+}
+
 /* ---- search page ---- */
 function errscanSearch(root) {
   var box = document.getElementById("q"), status = document.getElementById("search-status");
@@ -261,7 +277,9 @@ function errscanSearch(root) {
     var listed = {};
     strong.forEach(function (r) { listed[r.entry.id] = true; });
     var keywords = keywordMatches(text).filter(function (r) { return !listed[r.entry.id] && (listed[r.entry.id] = true); });
-    var results = strong.concat(keywords, ranked.filter(function (r) { return !listed[r.entry.id]; }));
+    // Catch-alls (a message that is a value alone) match any text: one line after everything else.
+    var catchAlls = ranked.filter(function (r) { return r.catchAll && !listed[r.entry.id]; });
+    var results = strong.concat(keywords, ranked.filter(function (r) { return !listed[r.entry.id] && !r.catchAll; }));
     status.textContent = results.length
       ? (framed ? framed + " pinned by the traceback, " : "") + exact + " exact, " + cut + " cut-short, " + count(function (r) { return r.rule === "fuzzy"; }) + " similar and " + loose + " catch-all match(es)" +
         (keywords.length ? "; " + keywords.length + " more by keyword" : "") + (results.length > SHOWN ? "; the best " + SHOWN + " shown." : ".")
@@ -274,6 +292,7 @@ function errscanSearch(root) {
       item.appendChild(element("div", "score", describe(r) + " \u00b7 " + r.entry.path + ":" + r.entry.line + " \u00b7 " + r.entry.function + gone));
       list.appendChild(item);
     });
+    if (catchAlls.length) list.appendChild(catchAllItem(catchAlls, root));
   }
 
   function run() {

@@ -203,3 +203,22 @@ def test_nothing_overflows_a_390_pixel_screen(page, site, catalog, where):
         search_results(page)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390, where
     screenshot(page, f"narrow-{path.replace('/', '-')}.png")
+
+
+def test_catch_all_errors_are_one_closed_line_after_the_results(page, site, catalog):
+    from errscan.match import compile_template
+
+    catch_alls = {e.id for e in catalog.errors if e.message.strip() and not compile_template(e.message).literal_chars}
+    assert len(catch_alls) >= 2  # passthrough.py's
+    page.goto((site / "search" / "index.html").as_uri())
+    page.fill("#q", f"ValueError: {FIND_GROUP_MESSAGE}")
+    search_results(page)
+    items = page.locator("#search-results > li")
+    last = items.nth(items.count() - 1)
+    assert last.get_attribute("class") == "catch-all"
+    assert f"or any of {len(catch_alls)} catch-all errors" in last.inner_text()
+    assert last.locator("details").get_attribute("open") is None  # closed until asked
+    inside = {a.get_attribute("href").split("/")[-2] for a in last.locator("a").all()}
+    assert inside == catch_alls
+    outside = {a.get_attribute("href").split("/")[-2] for a in items.locator(":scope > a").all()}
+    assert not outside & catch_alls and page.locator("#search-results li.catch-all").count() == 1
