@@ -14,14 +14,10 @@ from typing import Any
 
 from errscan.errors import UsageError
 
-
-def _toml():
-    """The TOML reader, loaded once a pyproject.toml is found (most runs have none to read)."""
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
-    return tomllib
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 # key -> (what its value must be, the commands whose option it sets)
 KEYS: dict[str, tuple[type, tuple[str, ...]]] = {
@@ -40,7 +36,6 @@ def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
         candidate = folder / "pyproject.toml"
         if not candidate.is_file():
             continue
-        tomllib = _toml()
         try:
             data = tomllib.loads(candidate.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

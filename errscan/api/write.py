@@ -1,4 +1,5 @@
-"""The api/ folder's files as text: sorted, indented JSON, identical from one run to the next."""
+"""The api/ folder's files as text: sorted JSON, identical from one run to the next; indented, but
+for the ones a site holds thousands of or that are large (error documents, call graph, matcher)."""
 
 from __future__ import annotations
 

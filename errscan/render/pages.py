@@ -134,7 +134,7 @@ def _write_error_chunk(chunk: range) -> int:
     error_page = environment().get_template("error.html")
     for position in chunk:
         error = errors[position]
-        write(root / error_document_path(error.id), dump_json(error_document(catalog, error)))
+        write(root / error_document_path(error.id), dump_json(error_document(catalog, error), compact=True))  # thousands: one line each
         related = ranked_related(error, [(by_id[r.id], r.reason) for r in (error.trigger.related if error.trigger else ()) if r.id in by_id])
         page = error_page.render(root="../../", here=f"errors/{error.id}/", **common, **error_context(catalog, error, related))
         write(root / page_path(error), page)

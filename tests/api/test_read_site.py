@@ -57,7 +57,7 @@ def site(tmp_path):
 def test_a_document_of_the_wrong_shape_is_one_line(site):
     root, catalog = site
     document = root / "api" / "errors" / f"{catalog.errors[0].id}.json"
-    document.write_text(document.read_text().replace(f'"line": {catalog.errors[0].line},', '"line": "twelve",', 1))
+    document.write_text(document.read_text().replace(f'"line":{catalog.errors[0].line},', '"line":"twelve",', 1))
     with pytest.raises(ErrscanError, match=r"cannot read the site at .*: ValidationError: Expected `int`, got `str` - at `\$.line`"):
         read_site(root)
 
