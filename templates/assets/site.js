@@ -262,12 +262,22 @@ function catchAllItem(found, root) {
 /* ---- search page ---- */
 function errscanSearch(root) {
   var box = document.getElementById("q"), status = document.getElementById("search-status");
-  var list = document.getElementById("search-results"), timer = null;
+  var list = document.getElementById("search-results"), timer = null, shown = 0;
 
+  /* Message matches are listed at once; keyword matches follow when the keyword index is built
+     (a second on a whole-package site): the list is marked `data-done` once they are in. */
   function show(text) {
+    var turn = ++shown;
     list.textContent = "";
-    if (!text.trim()) { status.textContent = "Type or paste a message."; return; }
+    list.removeAttribute("data-done");
+    if (!text.trim()) { status.textContent = "Type or paste a message."; list.setAttribute("data-done", ""); return; }
     var ranked = rank(text, allEntries());
+    render(ranked, null);
+    setTimeout(function () { if (turn === shown) render(ranked, keywordMatches(text)); }, 0);
+  }
+
+  function render(ranked, found) {
+    list.textContent = "";
     var count = function (test) { return ranked.filter(test).length; };
     var loose = count(function (r) { return r.catchAll; });
     var exact = count(function (r) { return r.rule === "exact"; }) - loose, cut = count(function (r) { return r.rule === "truncated"; });
@@ -276,13 +286,13 @@ function errscanSearch(root) {
     var strong = ranked.filter(function (r) { return r.framed || (r.rule !== "fuzzy" && !r.catchAll); });
     var listed = {};
     strong.forEach(function (r) { listed[r.entry.id] = true; });
-    var keywords = keywordMatches(text).filter(function (r) { return !listed[r.entry.id] && (listed[r.entry.id] = true); });
+    var keywords = (found || []).filter(function (r) { return !listed[r.entry.id] && (listed[r.entry.id] = true); });
     // Catch-alls (a message that is a value alone) match any text: one line after everything else.
     var catchAlls = ranked.filter(function (r) { return r.catchAll && !listed[r.entry.id]; });
     var results = strong.concat(keywords, ranked.filter(function (r) { return !listed[r.entry.id] && !r.catchAll; }));
-    status.textContent = results.length
+    status.textContent = results.length || found === null
       ? (framed ? framed + " pinned by the traceback, " : "") + exact + " exact, " + cut + " cut-short, " + count(function (r) { return r.rule === "fuzzy"; }) + " similar and " + loose + " catch-all match(es)" +
-        (keywords.length ? "; " + keywords.length + " more by keyword" : "") + (results.length > SHOWN ? "; the best " + SHOWN + " shown." : ".")
+        (found === null ? "; looking for keywords\u2026" : keywords.length ? "; " + keywords.length + " more by keyword" : "") + (results.length > SHOWN ? "; the best " + SHOWN + " shown." : ".")
       : "No error in this catalog matches.";
     results.slice(0, SHOWN).forEach(function (r) {
       var item = element("li"), link = element("a", "", label(r.entry) + ": " + clip(title(r.entry), 240));
@@ -293,6 +303,7 @@ function errscanSearch(root) {
       list.appendChild(item);
     });
     if (catchAlls.length) list.appendChild(catchAllItem(catchAlls, root));
+    if (found !== null) list.setAttribute("data-done", "");
   }
 
   function run() {
