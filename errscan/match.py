@@ -91,7 +91,6 @@ def _field_end(template: str, start: int) -> int:
 
 def compile_template(template: str) -> CompiledTemplate:
     parts: list[str] = []
-    prefix_parts: list[str] = []
     fields: list[str] = []
     literal: list[str] = []
     pieces = split_template(template)
@@ -99,20 +98,19 @@ def compile_template(template: str) -> CompiledTemplate:
         if piece.is_field:
             if not parts or parts[-1] != _ANY:  # two adjacent fields bind as one
                 parts.append(_ANY)
-                prefix_parts.append(_ANY)
                 fields.append(piece.text)
             else:
                 fields[-1] += "}{" + piece.text
             literal.append(" ")
             continue
         parts.append(_literal_pattern(piece.text))
-        prefix_parts.append(_literal_pattern(piece.text, cut=True))
         literal.append(piece.text)
     folded = fold("".join(literal))
     runs = [fold(p.text) for p in pieces if not p.is_field and fold(p.text)]
+    pattern = "^\\s*" + "".join(parts) + "\\s*$"
     return CompiledTemplate(
-        pattern="^\\s*" + "".join(parts) + "\\s*$",
-        prefix_pattern="^\\s*" + "".join(prefix_parts) + "$",
+        pattern=pattern,
+        prefix_pattern=cut_pattern(pattern),
         fields=tuple(fields),
         literal=folded,
         words=words(folded),
@@ -159,19 +157,36 @@ def may_be_cut(head: str, lead: str, folded: str) -> bool:
     return folded[:shown] == head[:shown] and lead in folded
 
 
-def _literal_pattern(text: str, cut: bool = False) -> str:
-    """Literal text as regex; with `cut`, every character may instead be the end of the message."""
+def _literal_pattern(text: str) -> str:
+    """Literal text as regex: whitespace runs as `\\s+`, regex characters escaped."""
     out: list[str] = []
     for chunk in re.split(r"(\s+)", text):
-        if not chunk:
-            continue
-        if chunk.isspace():
-            out.append(r"(?:\s+|$)" if cut else r"\s+")
-            continue
-        for char in chunk if cut else (chunk,):
-            escaped = _SPECIAL.sub(lambda m: "\\" + m.group(), char)
-            out.append(f"(?:{escaped}|$)" if cut else escaped)
+        if chunk:
+            out.append(r"\s+" if chunk.isspace() else _SPECIAL.sub(lambda m: "\\" + m.group(), chunk))
     return "".join(out)
+
+
+def cut_pattern(pattern: str) -> str:
+    """The prefix pattern of an exact one: every literal character `c` becomes `(?:c|$)` and every
+    whitespace run `(?:\\s+|$)`, so that it matches any beginning of an instance. The site's search
+    makes it the same way (cutPattern in assets/site.js) rather than load it: it is most of the index.
+
+    Read token by token: a placeholder's group, `\\s+` (a literal `+` is always escaped), an
+    escaped character, or a character.
+    """
+    body, out, i = pattern[4:-4], ["^\\s*"], 0  # without the leading `^\\s*` and the closing `\\s*$`
+    while i < len(body):
+        if body.startswith(_ANY, i):
+            out.append(_ANY)
+            i += len(_ANY)
+        elif body.startswith(r"\s+", i):
+            out.append(r"(?:\s+|$)")
+            i += 3
+        else:
+            size = 2 if body[i] == "\\" else 1
+            out.append(f"(?:{body[i : i + size]}|$)")
+            i += size
+    return "".join(out) + "$"
 
 
 def bind(compiled: CompiledTemplate, message: str) -> dict[str, str] | None:

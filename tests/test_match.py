@@ -83,3 +83,14 @@ def test_the_keys_skip_only_patterns_that_cannot_match():
         compiled = compile_template(template)
         for message in messages:
             assert score_message(compiled, message) == _unfiltered(compiled, message), (template, message)
+
+
+def test_the_cut_pattern_matches_every_beginning_of_an_instance():
+    for template in (t for t in TRICKY if t == t.strip()):  # a template's outer whitespace must be printed
+        compiled = compile_template(template)
+        instance = "".join("v 1" if p.is_field else p.text for p in split_template(template))
+        assert re.match(compiled.pattern, instance), template
+        for end in range(len(instance) + 1):
+            assert re.match(compiled.prefix_pattern, instance[:end].strip()), (template, end)
+        if compiled.head:  # a message that does not begin like the template is no cut instance of it
+            assert not re.match(compiled.prefix_pattern, "#" + instance)

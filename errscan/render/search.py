@@ -1,9 +1,11 @@
 """The search index: one entry per error, in chunks of JavaScript files the pages load with <script>.
 
 Chunks are scripts, not JSON fetched at run time, because `fetch` is refused on `file://` pages.
-Each entry carries what `errscan.match.compile_template` makes of its template (the exact and the
-cut-message patterns, the literal character count, the words), so the browser scores with the rules
-of `errscan.match.score_message` (docs/matching.md) without compiling templates a second time.
+Each entry carries what `errscan.match.compile_template` makes of its template (the exact pattern,
+the literal character count, the words, the keys), so the browser scores with the rules of
+`errscan.match.score_message` (docs/matching.md) without compiling templates a second time; it
+makes the cut-message pattern from the exact one as `errscan.match.cut_pattern` does, since that
+pattern would be most of the index.
 """
 
 from __future__ import annotations
@@ -39,8 +41,7 @@ def search_entry(error: ErrorSite) -> dict[str, Any]:
         "function": error.function,
         "connectors": error.connectors,
         "removed_since": error.removed_since,
-        "pattern": compiled.pattern,
-        "prefix_pattern": compiled.prefix_pattern,
+        "pattern": compiled.pattern,  # the cut-message pattern is made from it (errscan.match.cut_pattern)
         "literal_chars": compiled.literal_chars,
         "words": list(compiled.words),
         # errscan.match.may_be_exact and may_be_cut: most regexes need never run

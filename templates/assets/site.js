@@ -126,7 +126,7 @@ function scoreMessage(entry, message, messageWords, folded) {
   }
   var shown = Math.min(folded.length, entry.head.length);
   if (message && literal && folded.slice(0, shown) === entry.head.slice(0, shown) && folded.indexOf(entry.lead || "") >= 0) {
-    if (!entry.prefixRegex) entry.prefixRegex = new RegExp(entry.prefix_pattern);
+    if (!entry.prefixRegex) entry.prefixRegex = new RegExp(cutPattern(entry.pattern));
     var cut = entry.prefixRegex.exec(message);
     if (cut) {
       var seen = chars(message) - boundChars(cut);
@@ -142,6 +142,19 @@ function scoreMessage(entry, message, messageWords, folded) {
   entry.words.forEach(function (w) { if (known[w]) shared++; });
   var dice = 2 * shared / (entry.words.length + messageWords.length);
   return dice >= FUZZY_MIN ? { rule: "fuzzy", score: dice, pinned: false } : null;
+}
+
+/* errscan.match.cut_pattern: the exact pattern with every literal character `c` as `(?:c|$)` and
+   every whitespace run as `(?:\s+|$)`, read token by token (a group, `\s+`, an escaped character, a character). */
+var ANY = "([\\s\\S]*?)";
+function cutPattern(pattern) {
+  var body = pattern.slice(4, -4), out = "^\\s*", i = 0;
+  while (i < body.length) {
+    if (body.startsWith(ANY, i)) { out += ANY; i += ANY.length; }
+    else if (body.startsWith("\\s+", i)) { out += "(?:\\s+|$)"; i += 3; }
+    else { var size = body[i] === "\\" || body.codePointAt(i) > 0xFFFF ? 2 : 1; out += "(?:" + body.substr(i, size) + "|$)"; i += size; }
+  }
+  return out + "$";
 }
 
 function better(a, b) {

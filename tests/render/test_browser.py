@@ -222,3 +222,12 @@ def test_catch_all_errors_are_one_closed_line_after_the_results(page, site, cata
     assert inside == catch_alls
     outside = {a.get_attribute("href").split("/")[-2] for a in items.locator(":scope > a").all()}
     assert not outside & catch_alls and page.locator("#search-results li.catch-all").count() == 1
+
+
+def test_the_page_makes_each_cut_pattern_as_python_does(page, site, catalog):
+    from errscan.match import compile_template
+
+    templates = [e.message for e in catalog.errors] + ["tab\there {{braces}} $^.|?*+()[]{{}}/ end", "emoji \U0001F600 {x}", " {x} foo", "a\\\\b {c}"]
+    page.goto((site / "search" / "index.html").as_uri())
+    made = page.evaluate("(patterns) => patterns.map(cutPattern)", [compile_template(t).pattern for t in templates])
+    assert made == [compile_template(t).prefix_pattern for t in templates]
