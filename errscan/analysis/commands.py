@@ -73,12 +73,16 @@ def action(setting: Setting, value: Value, catalog: KnobCatalog) -> str:
     return said
 
 
-def failing_values(condition: str, settings: list[Setting]) -> dict[str, Value] | None:
-    """Values of `settings` under which the way in can fire: defaults and the condition's own
-    constants first, so that the failing command reads like one a user would run."""
+def failing_values(
+    condition: str, settings: list[Setting], preferred: dict[str, Value] | None = None,
+) -> dict[str, Value] | None:
+    """Values of `settings` under which the way in can fire: `preferred` ones (by setting name),
+    defaults and the condition's own constants first, so that the command reads like one a user
+    would run."""
     chosen: dict[str, Value] = {}
     for setting in settings:
-        for value in candidates(setting, condition, likely=True):
+        first = [preferred[setting.name]] if preferred and setting.name in preferred else []
+        for value in dict.fromkeys(first + candidates(setting, condition, likely=True)):
             if satisfiable(condition, *_equalities({**chosen, setting.code: value})):
                 chosen[setting.code] = value
                 break

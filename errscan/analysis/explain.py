@@ -14,6 +14,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from errscan.analysis.advice import cause_in_message, outside, report, subject as advice_subject, unimplemented, background
 from errscan.analysis.chains import Reach
 from errscan.analysis.knobs import (
     KnobCatalog, carrier, default_of, flags_in_message, json_flag_holding, json_path, knobs_at, spelling,
@@ -22,7 +23,7 @@ from errscan.analysis.commands import Setting, action, candidates, command, fail
 from errscan.analysis.solver import Value, rules_out, satisfiable
 from errscan.analysis.wording import phrase_for, user_words
 from errscan.extract.conditions import Condition, parse_expression, render
-from errscan.model import ErrorSite, Example, Explanation, Fix
+from errscan.model import ErrorSite, Example, Explanation, Fix, Knob
 from errscan.profiles import Profile
 
 _ENVIRONMENT = frozenset({
@@ -66,7 +67,7 @@ class Explainer:
         ways = self._ways(error, own, contributions, class_settings)
         when, where = self._phase(found, error)
         path_words, path_way = self._path_words(found, class_settings)
-        subject = _subject(error, self.profile.title or self.profile.name)
+        subject = advice_subject(error, self.profile.title or self.profile.name)
         local = render(own, "deep")
         if local and satisfiable(local, *earlier) is False:
             summary = (
@@ -75,26 +76,28 @@ class Explainer:
             )
             return Explanation(summary, "unreachable", when, where)
         connectors = error.trigger.connectors if error.trigger else ()
+        custom = unimplemented(error, own, found, self.profile)
+        if custom is not None:
+            method = error.function.rsplit(".", 1)[-1]
+            return Explanation(custom, "usage", when, where, (Fix("", None, f"Implement `{method}` in that class (or do not declare the interface it belongs to)."),))
         fixes = tuple(fix for way in ways for fix in self._fixes(way, earlier, connectors)) + self._advised(error)
         kind = self._kind(error, own, ways, fixes)
-        summary = self._summary(error, kind, ways, fixes, subject, when, class_settings)
-        if path_words:
+        summary = self._summary(error, kind, ways, fixes, subject, when, class_settings, own)
+        if path_words and kind != "internal":
             summary = f"{summary[:-1]} (this code runs only if {path_words})."
         if kind == "internal":
-            report = _report(error, subject, self.profile.title or self.profile.name)
-            named = self._flags_in_words(error.message)
-            if named:
-                check = " and ".join(f"`{flag}`" for flag in named)
-                both = " on both instances (prefill and decode)" if _PEERS.search(error.message) else ""
-                report = f"The message is about {check}: check it{both}; if it is as the message asks, {report[0].lower()}{report[1:]}"
-            fixes = (Fix(named[0] if named else "", None, report),)
+            fixes = (self._report_fix(error),)
+        elif kind == "environment":
+            _, check = outside(error, own, self.profile)
+            said = " The message carries the underlying error: it says what failed." if cause_in_message(error) else ""
+            fixes = (Fix("", None, check + said),)
         elif kind == "configuration" and not fixes:
             settings = list(dict.fromkeys(s.name for way in ways for s in way.settings))
-            report = _report(error, subject, self.profile.title or self.profile.name)
             checked = " and ".join(f"`{name}`" for name in settings)
+            text = report(error, self.profile)
             fixes = (Fix(settings[0], None, (
                 f"Check {checked}: the condition below compares it with values vLLM works out itself, so no "
-                f"single value is known to avoid it; if yours looks right, {report[0].lower()}{report[1:]}"
+                f"single value is known to avoid it; if yours looks right, {text[0].lower()}{text[1:]}"
             )),)
         example = self._example(error, ways, fixes, path_way) if kind == "configuration" else None
         return Explanation(summary, kind, when, where, tuple(dict.fromkeys(fixes)), example)
@@ -196,6 +199,16 @@ class Explainer:
             if "stale" not in knob.detail and not knob.name.startswith("--no-")
         )
 
+    def _report_fix(self, error: ErrorSite) -> Fix:
+        """An internal error's fix: what to report; first the settings its message names, if any."""
+        text = report(error, self.profile)
+        named = self._flags_in_words(error.message)
+        if not named:
+            return Fix("", None, text)
+        check = " and ".join(f"`{flag}`" for flag in named)
+        both = " on both instances (prefill and decode)" if _PEERS.search(error.message) else ""
+        return Fix(named[0], None, f"The message is about {check}: check it{both}. If it is as the message asks, {text[0].lower()}{text[1:]}")
+
     def _flags_in_words(self, message: str) -> list[str]:
         """Flags a message names in words: "tensor parallel size" is `--tensor-parallel-size`."""
         words = " ".join(re.sub(r"\{[^{}]*\}", " ", message).lower().replace("_", " ").split())
@@ -205,13 +218,18 @@ class Explainer:
         ]
 
     def _fix(self, assignment: tuple[tuple[Setting, Value], ...], way: Way) -> Fix:
-        """One fix: each setting of the assignment with its value (all of them together)."""
+        """One fix: each setting of the assignment with its value (all of them together), and the
+        settings the project needs with them (it resets them otherwise)."""
         actions = [action(setting, value, self.catalog) for setting, value in assignment]
+        needed = [n for setting, value in assignment for n in self._needs(setting, written(value, setting))]
+        actions += [f"pass `{name}`" if value == "true" else f"pass `{name} {value}`" for name, value in needed]
         text = actions[0] + "".join(f", and {a[0].lower()}{a[1:]}" for a in actions[1:])
-        if way.stated and any(setting.code in way.stated for setting, _ in assignment):
+        if needed:
+            text += f" ({self._reset_words([s.name for s, _ in assignment])})"
+        elif way.stated and any(setting.code in way.stated for setting, _ in assignment):
             text += " (the message names it as the cause)"
         (first, value), *rest = assignment
-        others = tuple((s.name, written(v, s)) for s, v in rest)
+        others = tuple((s.name, written(v, s)) for s, v in rest) + tuple(needed)
         return Fix(first.name, written(value, first), f"{_for_part(way)}{text}.", first.carrier, others, way.part or None)
 
     # kind, phase, words
@@ -236,7 +254,8 @@ class Explainer:
             phase = self.phases.get(chain.entry.node.rsplit(".", 1)[-1])
             if phase is None:
                 continue
-            phases.append(phase.when)
+            later = background(chain)
+            phases.append(f"in the background thread `{later}`, started {phase.when}" if later else phase.when)
             told = f"{render(chain.condition) or ''} {error.function}."
             places.append(next((p.where for p in self.profile.places if re.search(p.pattern, told)), phase.where))
         if not phases:
@@ -259,7 +278,7 @@ class Explainer:
 
     def _summary(
         self, error: ErrorSite, kind: str, ways: list[Way], fixes: tuple[Fix, ...], subject: str, when: str | None,
-        class_settings: dict[str, list[str]],
+        class_settings: dict[str, list[str]], own: Condition,
     ) -> str:
         first = when.split("; or ")[0] if when else None  # the page lists every phase; one reads best here
         timing = f" {first}" if first else ""
@@ -270,14 +289,16 @@ class Explainer:
             named = [f"`{s.name}`" for way in ways for s in way.settings] + [f"`{f.setting}`" for f in fixes if f.setting]
             return f"{subject} raises this{timing}; {', '.join(dict.fromkeys(named)) or 'the model'} decides whether it does."
         if kind == "environment":
-            return f"{subject} raises this{timing} when something outside its settings fails: a package, a file, a device or the peer instance."
+            what, _ = outside(error, own, self.profile)
+            return f"{subject} reports this{timing} when {what}; no setting of yours decides it."
         if kind == "usage":
             return f"{subject} refuses a request with this error{timing}: the request itself is at fault."
         known = [w for w in words if w]
-        case = f" when {'; or when '.join(known)}" if known else ""
+        case = f" It can only happen when {'; or when '.join(known)}." if known else ""
+        project = self.profile.title or self.profile.name
         return (
-            f"An internal check of {subject} fails{timing}{case}. "
-            "No setting that decides it could be traced: it points to a bug or an unsupported setup."
+            f"An internal consistency check of {subject} fails: {project}'s own state is not what this code expects, "
+            f"and no setting of yours decides it, so it is most likely a bug.{case}"
         )
 
     def _words(self, way: Way, class_settings: dict[str, list[str]]) -> str | None:
@@ -319,37 +340,38 @@ class Explainer:
         # A setting whose default already fails is left out of the first command, as users do.
         before_values = {s: None if failing[s.code] == s.default else written(failing[s.code], s) for s in shown}
         after_values = {s: fixed[s.name] for s in shown}
-        needed = failing_values(path.condition, list(path.settings)) if path else None  # to get there at all
+        fix = next((f for f in fixes if f.setting in fixed and any(s.name == f.setting for s in shown)), None)
+        for name, value in fix.others if fix else ():  # what the fix needs together with its setting
+            after_values[_flag_setting(name)] = value
+        needed = failing_values(path.condition, list(path.settings), dict(self.profile.plugin_setting_defaults)) if path else None
         for setting in path.settings if path and needed else ():
             if setting not in before_values and setting.code in needed and needed[setting.code] != setting.default:
                 before_values[setting] = after_values[setting] = written(needed[setting.code], setting)
-        before = command(self.profile.launch_command, before_values, self._plugin(connector))
-        after = command(self.profile.launch_command, after_values, self._plugin(connector))
+        launch = self._launch(way)
+        before = command(launch, before_values, self._plugin(connector))
+        after = command(launch, after_values, self._plugin(connector))
         return Example(before, after) if before != after else None
 
+    def _launch(self, way: Way) -> str:
+        """The launch command with a real model where a property of the model decides the way in."""
+        models = [p.model for part in _positive_parts(way.condition) if (p := phrase_for(part, self.profile.vocabulary)) and p.model]
+        launch = self.profile.launch_command
+        return launch.replace("MODEL", models[0]) if models and "MODEL" in launch else launch
+
+    def _needs(self, setting: Setting, value: str) -> tuple[tuple[str, str], ...]:
+        """Settings a fix must give too, because the project resets this one without them."""
+        return next((r.needs for r in self.profile.resets if r.setting == setting.name and r.kept != value), ())
+
+    def _reset_words(self, names: list[str]) -> str:
+        return "; ".join(r.why for r in self.profile.resets if r.setting in names)
 
 
-def _subject(error: ErrorSite, project: str) -> str:
-    connectors = error.trigger.connectors if error.trigger else ()
-    if not connectors:
-        return project
-    if len(connectors) <= 2:
-        return " and ".join(connectors)
-    return f"{connectors[0]} (and {len(connectors) - 1} other connectors)"
+def _flag_setting(name: str) -> Setting:
+    """A flag a fix adds by name, for the example command."""
+    return Setting(name, Knob("cli_flag", name, ""), name, None)
 
 
 _PEERS = re.compile(r"\b(remote|local|prefill|decode)\b", re.IGNORECASE)
-_UNSUPPORTED = re.compile(r"not (yet )?supported|unsupported|does not support|only works|requires", re.IGNORECASE)
-
-
-def _report(error: ErrorSite, subject: str, project: str) -> str:
-    connectors = error.trigger.connectors if error.trigger else ()
-    named = ", ".join(connectors[:-1]) + f" and {connectors[-1]}" if len(connectors) > 1 else subject
-    owner = f"the maintainers of {named}" if connectors else f"the {project} maintainers"
-    report = f"report it to {owner} with the full message, your {project} version, the model and the command you ran."
-    if _UNSUPPORTED.search(error.message):
-        return f"The message names a setup that is not supported: change that part (the model or the settings it names); if it should work, {report}"
-    return report[0].upper() + report[1:]
 
 
 def _conjuncts(condition: str) -> list[str]:
