@@ -14,7 +14,7 @@ from errscan.model import ErrorSite
 from errscan.profiles import Profile
 
 BACKGROUND = frozenset({"thread", "process", "executor", "task", "callback"})  # a call that runs later, elsewhere
-_UNSUPPORTED = re.compile(r"not (yet )?supported|unsupported|does not support|only works|requires", re.IGNORECASE)
+UNSUPPORTED = re.compile(r"not (yet )?supported|unsupported|does not support|only works|requires", re.IGNORECASE)
 _RAISES = re.compile(r"raises\(\s*\(?([\w., ]+?)\)?\s*,\s*(.+)\)\s*$")
 
 # What failed outside the program, told by the words of its message, function and guarded call:
@@ -57,7 +57,7 @@ def report(error: ErrorSite, profile: Profile) -> str:
                if profile.report_command else f"your {project} version")
     text = (f"Report it at {where}{named} with the full message and traceback, the command you ran and {version}; "
             f"a newer {project} release may already fix it.")
-    if _UNSUPPORTED.search(error.message):
+    if UNSUPPORTED.search(error.message):
         return ("The message names a setup that is not supported: change the model or the setting it names. "
                 f"If it should work, {text[0].lower()}{text[1:]}")
     return text

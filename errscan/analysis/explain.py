@@ -14,7 +14,9 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from errscan.analysis.advice import cause_in_message, outside, report, subject as advice_subject, unimplemented, background
+from errscan.analysis.advice import (
+    UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, outside, report, subject as advice_subject, unimplemented,
+)
 from errscan.analysis.chains import Reach
 from errscan.analysis.knobs import (
     KnobCatalog, carrier, default_of, flags_in_message, json_flag_holding, json_path, knobs_at, spelling,
@@ -24,7 +26,7 @@ from errscan.analysis.solver import Value, rules_out, satisfiable
 from errscan.analysis.wording import phrase_for, user_words
 from errscan.extract.conditions import Condition, parse_expression, render
 from errscan.model import ErrorSite, Example, Explanation, Fix, Knob
-from errscan.profiles import Profile
+from errscan.profiles import Phrase, Profile
 
 _ENVIRONMENT = frozenset({
     "ImportError", "ModuleNotFoundError", "OSError", "FileNotFoundError", "PermissionError", "ConnectionError",
@@ -32,6 +34,7 @@ _ENVIRONMENT = frozenset({
 })
 _KNOB_ORDER = {"cli_flag": 0, "extra_config": 1, "plugin_config": 2, "env": 3, "config_field": 4}
 _STATED = re.compile(r"\b([a-z_][a-z0-9_]*) (!=|==) ('[^']*'|\d+|True|False)")  # `mode != 'align'` in a message
+MAX_PHASES = 2  # the nearest entries' phases; more make a page long and say little
 MAX_COMBINATIONS = 64  # joint assignments tried for a way in with several settings
 
 
@@ -43,6 +46,7 @@ class Way:
     settings: tuple[Setting, ...]
     stated: str = ""  # a condition on a setting that the message gives as the cause
     part: str = ""  # the part of the message this way adds (accumulate-then-raise), "" for the whole
+    message: str = ""  # the message (or its part) this way raises
 
 
 class Explainer:
@@ -80,7 +84,8 @@ class Explainer:
         if custom is not None:
             method = error.function.rsplit(".", 1)[-1]
             return Explanation(custom, "usage", when, where, (Fix("", None, f"Implement `{method}` in that class (or do not declare the interface it belongs to)."),))
-        fixes = tuple(fix for way in ways for fix in self._fixes(way, earlier, connectors)) + self._advised(error)
+        advised = self._advised(error)
+        fixes = tuple(fix for way in ways for fix in self._fixes(way, earlier, connectors, bool(advised))) + advised
         kind = self._kind(error, own, ways, fixes)
         summary = self._summary(error, kind, ways, fixes, subject, when, class_settings, own)
         if path_words and kind != "internal":
@@ -92,12 +97,14 @@ class Explainer:
             said = " The message carries the underlying error: it says what failed." if cause_in_message(error) else ""
             fixes = (Fix("", None, check + said),)
         elif kind == "configuration" and not fixes:
-            settings = list(dict.fromkeys(s.name for way in ways for s in way.settings))
+            settings = list(dict.fromkeys([s.name for way in ways for s in way.settings] + self._flags_in_words(error.message)))
             checked = " and ".join(f"`{name}`" for name in settings)
             text = report(error, self.profile)
+            peers = " on both instances (prefill and decode)" if _PEERS.search(error.message) else ""
             fixes = (Fix(settings[0], None, (
-                f"Check {checked}: the condition below compares it with values vLLM works out itself, so no "
-                f"single value is known to avoid it; if yours looks right, {text[0].lower()}{text[1:]}"
+                f"Set {checked}{peers} so that what the message states no longer holds: the check compares it with "
+                f"values {self.profile.title or self.profile.name} works out itself, so no single value is known to "
+                f"avoid it. If yours look right, {text[0].lower()}{text[1:]}"
             )),)
         example = self._example(error, ways, fixes, path_way) if kind == "configuration" else None
         return Explanation(summary, kind, when, where, tuple(dict.fromkeys(fixes)), example)
@@ -122,8 +129,8 @@ class Explainer:
         stated = self._stated(message)
         if stated is not None:
             setting, code = stated
-            return Way(condition, tuple(dict.fromkeys((*settings, setting))), code, message if part else "")
-        return Way(condition, settings, part=message if part else "")
+            return Way(condition, tuple(dict.fromkeys((*settings, setting))), code, message if part else "", message)
+        return Way(condition, settings, part=message if part else "", message=message)
 
     def _settings_in(self, condition: str, class_settings: dict[str, list[str]]) -> tuple[Setting, ...]:
         tree = parse_expression(condition)
@@ -167,7 +174,7 @@ class Explainer:
         return None
 
     # fixes
-    def _fixes(self, way: Way, earlier: tuple[str, ...], connectors: tuple[str, ...]) -> list[Fix]:
+    def _fixes(self, way: Way, earlier: tuple[str, ...], connectors: tuple[str, ...], advised: bool = False) -> list[Fix]:
         """The first assignment that rules the way out: one setting before several, likely values
         (defaults, the constants it is compared with) before the usual small ones."""
         condition = f"({way.condition}) and ({way.stated})" if way.stated else way.condition
@@ -181,10 +188,19 @@ class Explainer:
                 for combination in itertools.islice(itertools.product(*choices), MAX_COMBINATIONS):
                     if rules_out(condition, {s.code: v for s, v in combination}, earlier):
                         return [self._fix(combination, way)]
-        if not way.part:
+        # A whole message that blames a setting while only the model decides: the model comes first.
+        if not way.part and (way.settings or not advised or not _UNSUPPORTED.search(way.message)):
             return []  # a model property in vLLM's own branch (`if is_mla and shape != ...`) is no cause
-        phrases = [phrase_for(part, self.profile.vocabulary) for part in _positive_parts(way.condition)]
+        phrases = [self._phrase_in(part) for part in _positive_parts(way.condition)]
         return [Fix("", None, _for_part(way) + p.avoid, part=way.part) for p in phrases if p is not None and p.avoid][:1]
+
+    def _phrase_in(self, part: str) -> Phrase | None:
+        """The vocabulary's phrase for a part, or for the value a comparison tests (`len(x) > 1`)."""
+        found = phrase_for(part, self.profile.vocabulary)
+        tree = parse_expression(part)
+        if found is None and isinstance(tree, ast.Compare):
+            found = phrase_for(ast.unparse(tree.left), self.profile.vocabulary)
+        return found
 
     def _candidates(self, setting: Setting, condition: str, likely: bool, connectors: tuple[str, ...]) -> list[Value]:
         if setting.path == (self.profile.plugin_setting,) and connectors:
@@ -192,12 +208,30 @@ class Explainer:
         return candidates(setting, condition, likely)
 
     def _advised(self, error: ErrorSite) -> tuple[Fix, ...]:
-        """Flags the message itself tells the user to pass, where they exist at this commit."""
-        return tuple(
-            Fix(knob.name, "true", f"Pass `{knob.name}`, as the message advises.")
-            for knob in flags_in_message(error.message, self.catalog)
-            if "stale" not in knob.detail and not knob.name.startswith("--no-")
-        )
+        """Flags the message itself tells the user to pass, where they exist at this commit (not a
+        JSON flag: it takes a document, not on/off). A flag the project decides itself when it is
+        left out only matters when the user turned it the other way."""
+        fixes = []
+        for knob in flags_in_message(error.message, self.catalog):
+            if "stale" in knob.detail or knob.name.startswith("--no-") or knob.name in self.catalog.json_flags.values():
+                continue
+            text = f"Pass `{knob.name}`, as the message advises"
+            sets = self.catalog.flags.get(knob.name, "")
+            if sets in self.catalog.filled:
+                text += (f"; but {self.profile.title or self.profile.name} decides it itself when you leave it out, so "
+                         f"it only helps if you passed `--no-{knob.name[2:]}`")
+            fixes.append(Fix(knob.name, "true", text + "."))
+        for key, value, flag in _KEY_IN_FLAG.findall(error.message):  # `'x'=True in --json-config`
+            owners = [c for c, f in self.catalog.json_flags.items() if f == flag and key in self.catalog.config_fields.get(c, ())]
+            if owners:
+                shown = value.lower() if value in ("True", "False") else value.strip("'\"")
+                fixes.append(Fix(key, shown, f'Set `"{key}": {_json_value(shown)}` in `{flag}`, as the message advises.', flag))
+        return tuple(fixes)
+
+    def _decided(self, knob: Knob) -> bool:
+        """Whether the project gives this setting a value itself when the user leaves it out."""
+        field = knob.detail[len("sets "):] if knob.kind == "cli_flag" and knob.detail.startswith("sets ") else knob.name
+        return field in self.catalog.filled
 
     def _report_fix(self, error: ErrorSite) -> Fix:
         """An internal error's fix: what to report; first the settings its message names, if any."""
@@ -262,7 +296,7 @@ class Explainer:
             return None, None
         wheres = list(dict.fromkeys(places))
         wheres = [w for w in wheres if not any(w != other and w in other for other in wheres)]
-        return "; or ".join(dict.fromkeys(phases)), ", ".join(wheres)
+        return "; or ".join(list(dict.fromkeys(phases))[:MAX_PHASES]), ", ".join(wheres)
 
     def _path_words(self, found: Reach, class_settings: dict[str, list[str]]) -> tuple[str | None, Way | None]:
         """The settings the shortest chain needs on its way (`"use_native": true`), in words."""
@@ -281,12 +315,13 @@ class Explainer:
         class_settings: dict[str, list[str]], own: Condition,
     ) -> str:
         first = when.split("; or ")[0] if when else None  # the page lists every phase; one reads best here
-        timing = f" {first}" if first else ""
+        timing = " in a background thread" if first and first.startswith("in the background") else f" {first}" if first else ""
         words = [self._words(way, class_settings) for way in ways]
         if kind == "configuration":
             if words and all(words):
                 return f"{subject} raises this{timing} if " + "; or if ".join(words) + "."  # type: ignore[arg-type]
             named = [f"`{s.name}`" for way in ways for s in way.settings] + [f"`{f.setting}`" for f in fixes if f.setting]
+            named += [f"`{flag}`" for flag in self._flags_in_words(error.message)]
             return f"{subject} raises this{timing}; {', '.join(dict.fromkeys(named)) or 'the model'} decides whether it does."
         if kind == "environment":
             what, _ = outside(error, own, self.profile)
@@ -311,9 +346,10 @@ class Explainer:
                 return None
             return f"{setting.name}` in `{setting.carrier}" if setting.carrier else setting.name
 
-        parts = [user_words(part, name, self.profile.vocabulary) for part in _conjuncts(way.condition)]
+        decided = {s.name for s in way.settings if self._decided(s.knob)}
+        parts = [user_words(part, name, self.profile.vocabulary, decided) for part in _conjuncts(way.condition)]
         if way.stated:
-            stated = user_words(way.stated, name, self.profile.vocabulary)
+            stated = user_words(way.stated, name, self.profile.vocabulary, decided)
             parts.append(f"(as the message says) {stated}" if stated else None)
         said = [p for p in parts if p]
         return " and ".join(dict.fromkeys(said)) if said else None
@@ -369,6 +405,13 @@ class Explainer:
 def _flag_setting(name: str) -> Setting:
     """A flag a fix adds by name, for the example command."""
     return Setting(name, Knob("cli_flag", name, ""), name, None)
+
+
+_KEY_IN_FLAG = re.compile(r"['\"]?([a-z_][a-z0-9_]*)['\"]?\s*=\s*(True|False|\d+|'[^']*'|\"[^\"]*\")\s+in\s+(--[a-z][a-z0-9-]*)")
+
+
+def _json_value(text: str) -> str:
+    return text if text in ("true", "false") or text.isdigit() else f'"{text}"'
 
 
 _PEERS = re.compile(r"\b(remote|local|prefill|decode)\b", re.IGNORECASE)

@@ -188,12 +188,13 @@ class FactCollector:
         self.expressions([stmt], terms)
 
     def default(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition) -> None:
-        """`self.x = ...` under a test of `self.x`: an `AttributeDefault`."""
+        """`self.x = ...` (or `self.a.x = ...`) under a test of that very attribute: an `AttributeDefault`."""
         for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
-            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-                test = next((t.raw for t in terms if _mentions(t.raw, f"self.{target.attr}")), None)
+            written = dotted(target) if isinstance(target, ast.Attribute) else None
+            if written and written.startswith("self.") and written.count(".") <= 2:
+                test = next((t.raw for t in terms if _mentions(t.raw, written)), None)
                 if test is not None:
-                    self.attribute_defaults.append(AttributeDefault(self.frame.scope, target.attr, test))
+                    self.attribute_defaults.append(AttributeDefault(self.frame.scope, written[len("self."):], test))
 
     def alias(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition) -> None:
         """`cls = module.Impl`: remember what a later `cls(...)` may call, and when."""

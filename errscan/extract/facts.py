@@ -104,7 +104,7 @@ class AttributeDefault:
     str(uuid4())`): the code gives the attribute a value of its own when it has none."""
 
     scope: str  # module-relative scope of the method
-    attribute: str
+    attribute: str  # "engine_id", or "scheduler_config.x" for `self.scheduler_config.x`
     test: str  # the term that tests it, as written: "self.engine_id is None"
 
 

@@ -74,7 +74,9 @@ VLLM = Profile(
         # The scheduler hands a connector one list of block ids per KV cache group.
         Phrase(r"len\((\w+\.)*(new_)?block_ids(\[\w+\])?\)",
                "the number of KV cache groups the request's blocks come in (one per group: more than one when the "
-               "model mixes layer kinds, e.g. sliding-window or Mamba layers, and vLLM keeps them apart)", noun=True),
+               "model mixes layer kinds, e.g. sliding-window or Mamba layers, and vLLM keeps them apart)", noun=True,
+               avoid="Use a model whose layers all share one KV cache group (one kind of attention, no sliding-window "
+                     "or Mamba layers next to full attention) with this connector."),
     ),
     # LMCache reads its own config (a file, `LMCACHE_*` variables); the connector copies
     # `lmcache.*` keys of kv_connector_extra_config into it (lmcache_integration/vllm_v1_adapter.py).
