@@ -12,20 +12,20 @@ from __future__ import annotations
 import ast
 import itertools
 import re
-from dataclasses import dataclass
 
 from errscan.analysis.advice import (
     UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, outside, report, subject as advice_subject, unimplemented,
 )
 from errscan.analysis.chains import Reach
-from errscan.analysis.knobs import (
-    KnobCatalog, carrier, default_of, flags_in_message, json_flag_holding, json_path, knobs_at, spelling,
-)
-from errscan.analysis.commands import Setting, action, candidates, command, failing_values, written
+from errscan.analysis.commands import Setting, action, candidates, written
+from errscan.analysis.examples import Examples
+from errscan.analysis.knobs import KnobCatalog, carrier, default_of, json_path, knobs_at, spelling
+from errscan.analysis.named import advised, decided, flags_in_words
+from errscan.analysis.ways import Way, for_part, positive_parts
 from errscan.analysis.solver import Value, rules_out, satisfiable
 from errscan.analysis.wording import phrase_for, user_words
 from errscan.extract.conditions import Condition, parse_expression, render
-from errscan.model import ErrorSite, Example, Explanation, Fix, Knob
+from errscan.model import ErrorSite, Explanation, Fix
 from errscan.profiles import Phrase, Profile
 
 _ENVIRONMENT = frozenset({
@@ -36,17 +36,6 @@ _KNOB_ORDER = {"cli_flag": 0, "extra_config": 1, "plugin_config": 2, "env": 3, "
 _STATED = re.compile(r"\b([a-z_][a-z0-9_]*) (!=|==) ('[^']*'|\d+|True|False)")  # `mode != 'align'` in a message
 MAX_PHASES = 2  # the nearest entries' phases; more make a page long and say little
 MAX_COMBINATIONS = 64  # joint assignments tried for a way in with several settings
-
-
-@dataclass(frozen=True)
-class Way:
-    """One way the error fires: a condition (deep form), the settings it reads, its words."""
-
-    condition: str
-    settings: tuple[Setting, ...]
-    stated: str = ""  # a condition on a setting that the message gives as the cause
-    part: str = ""  # the part of the message this way adds (accumulate-then-raise), "" for the whole
-    message: str = ""  # the message (or its part) this way raises
 
 
 class Explainer:
@@ -61,6 +50,7 @@ class Explainer:
             for field in fields:
                 self.config_of_field.setdefault(field, []).append(config_class)
         self.attribute_of_config = {c: a for a, c in catalog.config_attributes.items()}
+        self.examples = Examples(catalog, profile)
 
     def explain(
         self, error: ErrorSite, terms: Condition, contributions: list[tuple[str, str, str]], found: Reach,
@@ -84,8 +74,8 @@ class Explainer:
         if custom is not None:
             method = error.function.rsplit(".", 1)[-1]
             return Explanation(custom, "usage", when, where, (Fix("", None, f"Implement `{method}` in that class (or do not declare the interface it belongs to)."),))
-        advised = self._advised(error)
-        fixes = tuple(fix for way in ways for fix in self._fixes(way, earlier, connectors, bool(advised))) + advised
+        told = advised(error, self.catalog, self.profile)
+        fixes = tuple(fix for way in ways for fix in self._fixes(way, earlier, connectors, bool(told))) + told
         kind = self._kind(error, own, ways, fixes)
         summary = self._summary(error, kind, ways, fixes, subject, when, class_settings, own)
         if path_words and kind != "internal":
@@ -97,7 +87,7 @@ class Explainer:
             said = " The message carries the underlying error: it says what failed." if cause_in_message(error) else ""
             fixes = (Fix("", None, check + said),)
         elif kind == "configuration" and not fixes:
-            settings = list(dict.fromkeys([s.name for way in ways for s in way.settings] + self._flags_in_words(error.message)))
+            settings = list(dict.fromkeys([s.name for way in ways for s in way.settings] + flags_in_words(error.message, self.catalog)))
             checked = " and ".join(f"`{name}`" for name in settings)
             text = report(error, self.profile)
             peers = " on both instances (prefill and decode)" if _PEERS.search(error.message) else ""
@@ -106,7 +96,7 @@ class Explainer:
                 f"values {self.profile.title or self.profile.name} works out itself, so no single value is known to "
                 f"avoid it. If yours look right, {text[0].lower()}{text[1:]}"
             )),)
-        example = self._example(error, ways, fixes, path_way) if kind == "configuration" else None
+        example = self.examples.example(error, ways, fixes, path_way) if kind == "configuration" else None
         return Explanation(summary, kind, when, where, tuple(dict.fromkeys(fixes)), example)
 
     # ways in and their settings
@@ -191,8 +181,8 @@ class Explainer:
         # A whole message that blames a setting while only the model decides: the model comes first.
         if not way.part and (way.settings or not advised or not _UNSUPPORTED.search(way.message)):
             return []  # a model property in vLLM's own branch (`if is_mla and shape != ...`) is no cause
-        phrases = [self._phrase_in(part) for part in _positive_parts(way.condition)]
-        return [Fix("", None, _for_part(way) + p.avoid, part=way.part) for p in phrases if p is not None and p.avoid][:1]
+        phrases = [self._phrase_in(part) for part in positive_parts(way.condition)]
+        return [Fix("", None, for_part(way) + p.avoid, part=way.part) for p in phrases if p is not None and p.avoid][:1]
 
     def _phrase_in(self, part: str) -> Phrase | None:
         """The vocabulary's phrase for a part, or for the value a comparison tests (`len(x) > 1`)."""
@@ -207,64 +197,30 @@ class Explainer:
             return list(connectors) if likely else []  # the plugin's own name: the ones that reach here
         return candidates(setting, condition, likely)
 
-    def _advised(self, error: ErrorSite) -> tuple[Fix, ...]:
-        """Flags the message itself tells the user to pass, where they exist at this commit (not a
-        JSON flag: it takes a document, not on/off). A flag the project decides itself when it is
-        left out only matters when the user turned it the other way."""
-        fixes = []
-        for knob in flags_in_message(error.message, self.catalog):
-            if "stale" in knob.detail or knob.name.startswith("--no-") or knob.name in self.catalog.json_flags.values():
-                continue
-            text = f"Pass `{knob.name}`, as the message advises"
-            sets = self.catalog.flags.get(knob.name, "")
-            if sets in self.catalog.filled:
-                text += (f"; but {self.profile.title or self.profile.name} decides it itself when you leave it out, so "
-                         f"it only helps if you passed `--no-{knob.name[2:]}`")
-            fixes.append(Fix(knob.name, "true", text + "."))
-        for key, value, flag in _KEY_IN_FLAG.findall(error.message):  # `'x'=True in --json-config`
-            owners = [c for c, f in self.catalog.json_flags.items() if f == flag and key in self.catalog.config_fields.get(c, ())]
-            if owners:
-                shown = value.lower() if value in ("True", "False") else value.strip("'\"")
-                fixes.append(Fix(key, shown, f'Set `"{key}": {_json_value(shown)}` in `{flag}`, as the message advises.', flag))
-        return tuple(fixes)
-
-    def _decided(self, knob: Knob) -> bool:
-        """Whether the project gives this setting a value itself when the user leaves it out."""
-        field = knob.detail[len("sets "):] if knob.kind == "cli_flag" and knob.detail.startswith("sets ") else knob.name
-        return field in self.catalog.filled
-
     def _report_fix(self, error: ErrorSite) -> Fix:
         """An internal error's fix: what to report; first the settings its message names, if any."""
         text = report(error, self.profile)
-        named = self._flags_in_words(error.message)
+        named = flags_in_words(error.message, self.catalog)
         if not named:
             return Fix("", None, text)
         check = " and ".join(f"`{flag}`" for flag in named)
         both = " on both instances (prefill and decode)" if _PEERS.search(error.message) else ""
         return Fix(named[0], None, f"The message is about {check}: check it{both}. If it is as the message asks, {text[0].lower()}{text[1:]}")
 
-    def _flags_in_words(self, message: str) -> list[str]:
-        """Flags a message names in words: "tensor parallel size" is `--tensor-parallel-size`."""
-        words = " ".join(re.sub(r"\{[^{}]*\}", " ", message).lower().replace("_", " ").split())
-        return [
-            flag for flag in sorted(self.catalog.flags)
-            if flag.count("-") >= 4 and f" {flag[2:].replace('-', ' ')} " in f" {words} "
-        ]
-
     def _fix(self, assignment: tuple[tuple[Setting, Value], ...], way: Way) -> Fix:
         """One fix: each setting of the assignment with its value (all of them together), and the
         settings the project needs with them (it resets them otherwise)."""
         actions = [action(setting, value, self.catalog) for setting, value in assignment]
-        needed = [n for setting, value in assignment for n in self._needs(setting, written(value, setting))]
+        needed = [n for setting, value in assignment for n in self.examples.needs(setting, written(value, setting))]
         actions += [f"pass `{name}`" if value == "true" else f"pass `{name} {value}`" for name, value in needed]
         text = actions[0] + "".join(f", and {a[0].lower()}{a[1:]}" for a in actions[1:])
         if needed:
-            text += f" ({self._reset_words([s.name for s, _ in assignment])})"
+            text += f" ({self.examples.reset_words([s.name for s, _ in assignment])})"
         elif way.stated and any(setting.code in way.stated for setting, _ in assignment):
             text += " (the message names it as the cause)"
         (first, value), *rest = assignment
         others = tuple((s.name, written(v, s)) for s, v in rest) + tuple(needed)
-        return Fix(first.name, written(value, first), f"{_for_part(way)}{text}.", first.carrier, others, way.part or None)
+        return Fix(first.name, written(value, first), f"{for_part(way)}{text}.", first.carrier, others, way.part or None)
 
     # kind, phase, words
     def _kind(self, error: ErrorSite, own: Condition, ways: list[Way], fixes: tuple[Fix, ...]) -> str:
@@ -321,7 +277,7 @@ class Explainer:
             if words and all(words):
                 return f"{subject} raises this{timing} if " + "; or if ".join(words) + "."  # type: ignore[arg-type]
             named = [f"`{s.name}`" for way in ways for s in way.settings] + [f"`{f.setting}`" for f in fixes if f.setting]
-            named += [f"`{flag}`" for flag in self._flags_in_words(error.message)]
+            named += [f"`{flag}`" for flag in flags_in_words(error.message, self.catalog)]
             return f"{subject} raises this{timing}; {', '.join(dict.fromkeys(named)) or 'the model'} decides whether it does."
         if kind == "environment":
             what, _ = outside(error, own, self.profile)
@@ -346,82 +302,15 @@ class Explainer:
                 return None
             return f"{setting.name}` in `{setting.carrier}" if setting.carrier else setting.name
 
-        decided = {s.name for s in way.settings if self._decided(s.knob)}
-        parts = [user_words(part, name, self.profile.vocabulary, decided) for part in _conjuncts(way.condition)]
+        unset_never = {s.name for s in way.settings if decided(s.knob, self.catalog)}
+        parts = [user_words(part, name, self.profile.vocabulary, unset_never) for part in positive_parts(way.condition)]
         if way.stated:
-            stated = user_words(way.stated, name, self.profile.vocabulary, decided)
+            stated = user_words(way.stated, name, self.profile.vocabulary, unset_never)
             parts.append(f"(as the message says) {stated}" if stated else None)
         said = [p for p in parts if p]
         return " and ".join(dict.fromkeys(said)) if said else None
 
-    # example
-    def _plugin(self, connector: str | None) -> tuple[str, dict[str, str]] | None:
-        """The JSON flag naming the plugin, with the fields an example command needs."""
-        flag = json_flag_holding(self.profile.plugin_setting, self.catalog) if self.profile.plugin_setting else None
-        if connector is None or flag is None:
-            return None
-        return flag, {self.profile.plugin_setting: connector, **dict(self.profile.plugin_setting_defaults)}
-
-    def _example(self, error: ErrorSite, ways: list[Way], fixes: tuple[Fix, ...], path: Way | None) -> Example | None:
-        way = next((w for w in ways if w.settings), None)
-        if way is None or not fixes or not self.profile.launch_command:
-            return None
-        condition = f"({way.condition}) and ({way.stated})" if way.stated else way.condition
-        fixed = {f.setting: f.value for f in fixes if f.value is not None}
-        shown = [s for s in way.settings if s.name in fixed]
-        failing = failing_values(condition, shown)
-        if failing is None:
-            return None
-        connector = error.trigger.connectors[0] if error.trigger and error.trigger.connectors else None
-        # A setting whose default already fails is left out of the first command, as users do.
-        before_values = {s: None if failing[s.code] == s.default else written(failing[s.code], s) for s in shown}
-        after_values = {s: fixed[s.name] for s in shown}
-        fix = next((f for f in fixes if f.setting in fixed and any(s.name == f.setting for s in shown)), None)
-        for name, value in fix.others if fix else ():  # what the fix needs together with its setting
-            after_values[_flag_setting(name)] = value
-        needed = failing_values(path.condition, list(path.settings), dict(self.profile.plugin_setting_defaults)) if path else None
-        for setting in path.settings if path and needed else ():
-            if setting not in before_values and setting.code in needed and needed[setting.code] != setting.default:
-                before_values[setting] = after_values[setting] = written(needed[setting.code], setting)
-        launch = self._launch(way)
-        before = command(launch, before_values, self._plugin(connector))
-        after = command(launch, after_values, self._plugin(connector))
-        return Example(before, after) if before != after else None
-
-    def _launch(self, way: Way) -> str:
-        """The launch command with a real model where a property of the model decides the way in."""
-        models = [p.model for part in _positive_parts(way.condition) if (p := phrase_for(part, self.profile.vocabulary)) and p.model]
-        launch = self.profile.launch_command
-        return launch.replace("MODEL", models[0]) if models and "MODEL" in launch else launch
-
-    def _needs(self, setting: Setting, value: str) -> tuple[tuple[str, str], ...]:
-        """Settings a fix must give too, because the project resets this one without them."""
-        return next((r.needs for r in self.profile.resets if r.setting == setting.name and r.kept != value), ())
-
-    def _reset_words(self, names: list[str]) -> str:
-        return "; ".join(r.why for r in self.profile.resets if r.setting in names)
-
-
-def _flag_setting(name: str) -> Setting:
-    """A flag a fix adds by name, for the example command."""
-    return Setting(name, Knob("cli_flag", name, ""), name, None)
-
-
-_KEY_IN_FLAG = re.compile(r"['\"]?([a-z_][a-z0-9_]*)['\"]?\s*=\s*(True|False|\d+|'[^']*'|\"[^\"]*\")\s+in\s+(--[a-z][a-z0-9-]*)")
-
-
-def _json_value(text: str) -> str:
-    return text if text in ("true", "false") or text.isdigit() else f'"{text}"'
-
-
 _PEERS = re.compile(r"\b(remote|local|prefill|decode)\b", re.IGNORECASE)
-
-
-def _conjuncts(condition: str) -> list[str]:
-    tree = parse_expression(condition)
-    if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And):
-        return [ast.unparse(v) for v in tree.values]
-    return [condition]
 
 
 def _self_attribute(node: ast.AST) -> str | None:
@@ -436,29 +325,6 @@ def _literal(text: str) -> Value:
     except (ValueError, SyntaxError):
         return None
     return value if isinstance(value, (bool, int, str)) else None
-
-
-def _for_part(way: Way) -> str:
-    """Which part of the message a fix is for, when the message is built from several."""
-    if not way.part:
-        return ""
-    shown = re.sub(r"\{[^{}]*\}", "…", way.part)
-    return f"For “{shown}”: "
-
-
-def _positive_parts(condition: str) -> list[str]:
-    """The `and` parts of a condition, quantifiers opened: what must hold, never what must not."""
-    found = []
-    for part in _conjuncts(condition):
-        tree = parse_expression(part)
-        while isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id == "any" and tree.args \
-                and isinstance(tree.args[0], ast.GeneratorExp):
-            tree = tree.args[0].elt
-        if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And):
-            found += [ast.unparse(v) for v in tree.values]
-        elif tree is not None:
-            found.append(ast.unparse(tree))
-    return found
 
 
 def _named_in(setting: Setting, error: ErrorSite) -> bool:
