@@ -29,6 +29,7 @@ class Setting:
     carrier: str | None  # the JSON flag it is written in
     path: tuple[str, ...] = ()  # where in that flag's JSON document
     default: Value = None
+    side: str = ""  # of two cooperating instances, the one whose setting it is ("" for this one alone)
 
 
 def candidates(setting: Setting, condition: str, likely: bool) -> list[Value]:
@@ -58,6 +59,8 @@ def action(setting: Setting, value: Value, catalog: KnobCatalog) -> str:
         inside = f" in `{setting.carrier}`" if setting.carrier else ""
         key = f'"{setting.path[-1]}"' if setting.path else setting.name
         said = f"Leave out `{key}`{where}{inside}"
+    elif setting.side:
+        said = f"Pass `{_flag_words(setting.name, text)}` on {setting.side}"
     elif setting.knob.kind == "cli_flag":
         said = _flag_action(setting.name, value)
     elif setting.knob.kind == "env":

@@ -25,8 +25,8 @@ class Examples:
 
     def example(self, error: ErrorSite, ways: list[Way], fixes: tuple[Fix, ...], path: Way | None) -> Example | None:
         way = next((w for w in ways if w.settings), None)
-        if way is None or not fixes or not self.profile.launch_command:
-            return None
+        if way is None or not fixes or not self.profile.launch_command or any(s.side for s in way.settings):
+            return None  # two instances' settings: one command cannot show them
         condition = f"({way.condition}) and ({way.stated})" if way.stated else way.condition
         fixed = {f.setting: f.value for f in fixes if f.value is not None}
         shown = [s for s in way.settings if s.name in fixed]

@@ -23,9 +23,9 @@ from errscan.analysis.knobs import KnobCatalog, carrier, default_of, json_path, 
 from errscan.analysis.named import advised, decided, flags_in_words
 from errscan.analysis.ways import Way, for_part, positive_parts
 from errscan.analysis.solver import Value, rules_out, satisfiable
-from errscan.analysis.wording import phrase_for, user_words
+from errscan.analysis.wording import Raw, phrase_for, user_words
 from errscan.extract.conditions import Condition, parse_expression, render
-from errscan.model import ErrorSite, Explanation, Fix
+from errscan.model import ErrorSite, Explanation, Fix, Knob
 from errscan.profiles import Phrase, Profile
 
 _ENVIRONMENT = frozenset({
@@ -142,7 +142,7 @@ class Explainer:
             knobs = sorted(read, key=lambda k: k.kind) if len({k.name for k in read if k.kind != "cli_flag"}) == 1 else []
         knobs = [k for k in knobs if k.kind in _KNOB_ORDER]
         if not knobs:
-            return None
+            return self._peer_value(node)
         knob = min(knobs, key=lambda k: _KNOB_ORDER[k.kind])
         written_default = default_of(knob, self.catalog)
         default = _literal(written_default) if written_default is not None else None
@@ -150,6 +150,14 @@ class Explainer:
             ast.unparse(node), knob, spelling(knob, self.catalog), carrier(knob, self.catalog),
             json_path(knob, self.catalog), default,
         )
+
+    def _peer_value(self, node: ast.AST) -> Setting | None:
+        """A value that is the setting of this instance or of its peer (see the profile)."""
+        code = ast.unparse(node)
+        peer = next((p for p in self.profile.peer_values if re.fullmatch(p.pattern, code)), None)
+        if peer is None:
+            return None
+        return Setting(code, Knob("cli_flag", peer.setting, f"of {peer.side}"), peer.setting, None, side=peer.side)
 
     def _stated(self, message: str) -> tuple[Setting, str] | None:
         """`(mamba_cache_mode != 'align')` in the message: a config field the code names as the cause."""
@@ -168,6 +176,8 @@ class Explainer:
         """The first assignment that rules the way out: one setting before several, likely values
         (defaults, the constants it is compared with) before the usual small ones."""
         condition = f"({way.condition}) and ({way.stated})" if way.stated else way.condition
+        earlier += tuple(f"{s.code} >= {p.minimum}" for s in way.settings if s.side
+                         for p in self.profile.peer_values if p.side == s.side)  # no fix below a setting's minimum
         for likely in (True, False):
             choices = [[(s, v) for v in self._candidates(s, condition, likely, connectors)] for s in way.settings]
             for setting_choices in choices:
@@ -300,6 +310,8 @@ class Explainer:
             setting = self.setting_at(node, class_settings)
             if setting is None:
                 return None
+            if setting.side:
+                return Raw(f"{setting.side}'s `{setting.name}`")
             return f"{setting.name}` in `{setting.carrier}" if setting.carrier else setting.name
 
         unset_never = {s.name for s in way.settings if decided(s.knob, self.catalog)}

@@ -22,6 +22,10 @@ _BUILTINS = frozenset({"len", "isinstance", "any", "all", "abs", "min", "max", "
 Namer = Callable[[ast.expr], "str | None"]  # a node's user-facing name (a setting), or None
 
 
+class Raw(str):
+    """A name the namer has already written in full (with its own code marks)."""
+
+
 def phrase_for(code: str, vocabulary: tuple[Phrase, ...]) -> Phrase | None:
     return next((p for p in vocabulary if re.fullmatch(p.pattern, code)), None)
 
@@ -68,7 +72,7 @@ def user_words(code: str, setting_name: Namer, vocabulary: tuple[Phrase, ...], d
             text = text.replace(f"{code_name} is true (set, non-empty)", f"`{words}` is on")
             unset = "" if words.split("`")[0] in decided else " or unset"
             text = text.replace(f"{code_name} is false or empty", f"`{words}` is off{unset}")
-        text = text.replace(code_name, words if phrase is not None else f"`{words}`")
+        text = text.replace(code_name, words if phrase is not None or isinstance(words, Raw) else f"`{words}`")
         text = text.replace(placeholder, words)
     return None if "__u" in text else text
 

@@ -1,6 +1,6 @@
 """vLLM: the project errscan was built for. Everything errscan knows about vLLM in particular."""
 
-from errscan.profiles import Phase, Place, Phrase, PluginSettings, Profile, Registry, Reset
+from errscan.profiles import Phase, PeerValue, Place, Phrase, PluginSettings, Profile, Registry, Reset
 
 # Real models with a property the KV cache code tests, for example commands.
 MLA_MODEL = "deepseek-ai/DeepSeek-V2-Lite"
@@ -92,6 +92,12 @@ VLLM = Profile(
     # KVConnectorFactory loads a connector class from this module when it is given.
     plugin_module_setting="kv_connector_module_path",
     report_command="vllm collect-env",
+    # Disaggregated prefill: a connector compares its own tensor-parallel size with the peer's, which
+    # the peer sends in its handshake (TransferTopology in kv_connector/utils.py).
+    peer_values=(
+        PeerValue(r"remote_tp_size|\w+\.remote_tp_size", "--tensor-parallel-size", "the other instance"),
+        PeerValue(r"self\.tp_size|local_tp_size", "--tensor-parallel-size", "this instance"),
+    ),
     # MambaModelConfig.verify_and_update_config (model_executor/models/config.py) sets
     # mamba_cache_mode to "none" when prefix caching is off, which hybrid models default to.
     resets=(Reset("--mamba-cache-mode", "none", (("--enable-prefix-caching", "true"),),

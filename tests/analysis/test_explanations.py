@@ -136,3 +136,13 @@ def test_an_interface_method_nobody_reaches_is_a_custom_plugins_missing_method(e
     custom = explained[""]
     assert custom.kind == "usage" and "kv_connector_module_path" in custom.summary
     assert "Implement `request_finished_all_groups`" in custom.fixes[0].text
+
+
+def test_a_peers_setting_is_configuration_with_the_rule_and_the_instance_to_change(explained):
+    tp = explained["Local tensor parallel size {self.tp_size} is not divisible by remote tensor parallel size {remote_tp_size}."]
+    assert tp.kind == "configuration"
+    assert ("this instance's `--tensor-parallel-size` is not a multiple of the other instance's "
+            "`--tensor-parallel-size`") in tp.summary
+    (fix,) = tp.fixes
+    assert (fix.setting, fix.value) == ("--tensor-parallel-size", "1") and fix.text.endswith("on the other instance.")
+    assert tp.example is None  # one command cannot show two instances
