@@ -57,10 +57,17 @@ def report(error: ErrorSite, profile: Profile) -> str:
                if profile.report_command else f"your {project} version")
     text = (f"Report it at {where}{named} with the full message and traceback, the command you ran and {version}; "
             f"a newer {project} release may already fix it.")
-    if UNSUPPORTED.search(error.message):
-        return ("The message names a setup that is not supported: change the model or the setting it names. "
-                f"If it should work, {text[0].lower()}{text[1:]}")
+    refused = unsupported_clause(error.message)
+    if refused:
+        return ("Change the part of your setup that the message says is not supported (the model or the setting it "
+                f"names). If it should work, {text[0].lower()}{text[1:]}")
     return text
+
+
+def unsupported_clause(message: str) -> str:
+    """The clause of a message that names what is not supported, quoted ("" when none does)."""
+    clauses = [c.strip() for c in re.split(r"[;()]|\.\s", message) if UNSUPPORTED.search(c)]
+    return f"“{re.sub(r'{[^{}]*}', '…', clauses[0]).rstrip('.')}”" if clauses else ""
 
 
 def outside(error: ErrorSite, own: Condition, profile: Profile) -> tuple[str, str]:

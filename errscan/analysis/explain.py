@@ -15,6 +15,7 @@ import re
 
 from errscan.analysis.advice import (
     UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, outside, report, subject as advice_subject, unimplemented,
+    unsupported_clause,
 )
 from errscan.analysis.chains import Reach
 from errscan.analysis.commands import Setting, action, candidates, written
@@ -243,6 +244,8 @@ class Explainer:
             return "configuration"
         if "HTTPException" in names:
             return "usage"
+        if cause_in_message(error):  # it reports a failure it caught, whose own error it shows
+            return "environment"
         return "internal"
 
     def _phase(self, found: Reach, error: ErrorSite) -> tuple[str | None, str | None]:
@@ -260,6 +263,7 @@ class Explainer:
             places.append(next((p.where for p in self.profile.places if re.search(p.pattern, told)), phase.where))
         if not phases:
             return None, None
+        phases = [p for i, p in enumerate(phases) if not any(_same_start(p, q) for q in phases[:i])]
         wheres = list(dict.fromkeys(places))
         wheres = [w for w in wheres if not any(w != other and w in other for other in wheres)]
         return "; or ".join(list(dict.fromkeys(phases))[:MAX_PHASES]), ", ".join(wheres)
@@ -297,8 +301,16 @@ class Explainer:
         known = [w for w in words if w]
         case = f" It can only happen when {'; or when '.join(known)}." if known else ""
         project = self.profile.title or self.profile.name
+        refused = unsupported_clause(error.message)
+        if refused:
+            return (f"{subject} refuses a setup it does not support: the message says {refused}. No setting that "
+                    f"decides it could be traced in the code, so the message is the guide.{case}")
+        if error.exception.rsplit(".", 1)[-1] == "NotImplementedError" and not own and "." in error.function:
+            return (f"`{error.function}` is a method that classes built on `{error.function.rsplit('.', 1)[0]}` must "
+                    f"override; one reached through {subject} does not, so it is most likely a bug there.")
+        check = f"{subject} logs this" if error.kind == "log" else f"An internal consistency check of {subject} fails"
         return (
-            f"An internal consistency check of {subject} fails: {project}'s own state is not what this code expects, "
+            f"{check}: {project}'s own state is not what this code expects, "
             f"and no setting of yours decides it, so it is most likely a bug.{case}"
         )
 
@@ -321,6 +333,11 @@ class Explainer:
             parts.append(f"(as the message says) {stated}" if stated else None)
         said = [p for p in parts if p]
         return " and ".join(dict.fromkeys(said)) if said else None
+
+def _same_start(one: str, other: str) -> bool:
+    """Two phases told the same before their parenthesis ("at engine start-up (when ...)")."""
+    return one.split(" (")[0] == other.split(" (")[0]
+
 
 _PEERS = re.compile(r"\b(remote|local|prefill|decode)\b", re.IGNORECASE)
 

@@ -146,3 +146,16 @@ def test_a_peers_setting_is_configuration_with_the_rule_and_the_instance_to_chan
     (fix,) = tp.fixes
     assert (fix.setting, fix.value) == ("--tensor-parallel-size", "1") and fix.text.endswith("on the other instance.")
     assert tp.example is None  # one command cannot show two instances
+
+
+def test_an_unsupported_setup_is_quoted_from_the_message_once(explained):
+    refused = explained["Could not find the hidden-states group; the layer must be alone (MLA verifiers are unsupported)."]
+    assert refused.kind == "internal" and "“MLA verifiers are unsupported”" in refused.summary
+    assert "most likely a bug" not in refused.summary
+    assert "not supported" in refused.fixes[0].text and "MLA verifiers" not in refused.fixes[0].text  # said once
+
+
+def test_a_message_that_carries_a_caught_error_reports_a_failure_outside(explained):
+    written = explained["hidden states write failed"]
+    assert written.kind == "environment" and "a file operation failed" in written.summary
+    assert "underlying error" in written.fixes[0].text
