@@ -289,7 +289,11 @@ class Explainer:
         words = [self._words(way, class_settings) for way in ways]
         if kind == "configuration":
             if words and all(words):
-                return f"{subject} raises this{timing} if " + "; or if ".join(words) + "."  # type: ignore[arg-type]
+                said = f"{subject} raises this{timing} if " + "; or if ".join(words) + "."  # type: ignore[arg-type]
+                unsaid = [s.name for way in ways for s in way.settings if s.name not in said]
+                if unsaid:  # read by a part that has no words: still the user's to check
+                    said += f" It also depends on {' and '.join(f'`{n}`' for n in dict.fromkeys(unsaid))}."
+                return said
             named = [f"`{s.name}`" for way in ways for s in way.settings] + [f"`{f.setting}`" for f in fixes if f.setting]
             named += [f"`{flag}`" for flag in flags_in_words(error.message, self.catalog)]
             return f"{subject} raises this{timing}; {', '.join(dict.fromkeys(named)) or 'the model'} decides whether it does."

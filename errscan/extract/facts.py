@@ -68,6 +68,7 @@ class ReturnFact:
     value: str | None  # dotted text of the returned value, if it is a name
     line: int
     condition: Condition
+    deep: str | None = None  # a returned local's assigned values, as one tuple expression: `(a, f(),)`
 
 
 @dataclass(frozen=True)

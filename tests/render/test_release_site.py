@@ -135,8 +135,10 @@ def test_lmcache_mp_page_gives_the_flag_the_message_asks_for(release_site):
 
 
 def by_message(site, start):
-    (found,) = [r for r in records(site) if r["message"].startswith(start)]
-    return found["explanation"]
+    """The explanation of the error whose message starts so (the first, where several share it)."""
+    found = [r for r in records(site) if r["message"].startswith(start)]
+    assert found, start
+    return found[0]["explanation"]
 
 
 def test_reviewed_pages_name_the_setting_the_message_advises_and_never_call_a_decided_flag_unset(release_site):
