@@ -64,13 +64,13 @@ VLLM = Profile(
         Phrase(r"isinstance\(.+, MLAAttentionSpec\)", "the model uses MLA attention", "the model does not use MLA attention",
                model=MLA_MODEL),
         Phrase(r"isinstance\(.+, HiddenStateCacheSpec\)", "the layer caches hidden states", "the layer does not cache hidden states"),
-        Phrase(r"(self\.)?_?(use_mla|is_mla)|.*model_config\.use_mla|mla_enabled\(.*\)",
+        Phrase(r"(self\.)?_?(use_mla|is_mla)|(\w+\.)*model_config\.use_mla|mla_enabled\([\w.]*\)",
                "the model uses MLA attention (as DeepSeek-V2/V3 do)", "the model does not use MLA attention",
                model=MLA_MODEL, avoid="Use a model without MLA attention: this setup is not supported."),
         Phrase(r"(self\.)?_?(has_mamba|is_hybrid)", "the model is hybrid (has Mamba layers)", "the model is not hybrid",
                model=HYBRID_MODEL),
         Phrase(r"len\(.*kv_cache_groups\)", "the number of the model's KV cache groups (a hybrid model has several)", noun=True),
-        Phrase(r".*\.kv_cache_spec\.block_size", "those layers' KV block size", noun=True),
+        Phrase(r"(\w+\.)+kv_cache_spec\.block_size", "those layers' KV block size", noun=True),
         # The scheduler hands a connector one list of block ids per KV cache group.
         Phrase(r"len\((\w+\.)*(new_)?block_ids(\[\w+\])?\)",
                "the number of KV cache groups the request's blocks come in (one per group: more than one when the "

@@ -164,5 +164,6 @@ def test_a_message_that_carries_a_caught_error_reports_a_failure_outside(explain
 def test_a_setting_read_in_a_part_without_words_is_still_named(explained):
     layout = explained["Layouts differ. Or set 'enable_permute_local_kv'=True in --kv-transfer-config."]
     # VLLM_LAYOUT: read by the helper that gave `self.layout` its value, through its local variable
-    assert "It also depends on `VLLM_LAYOUT` and `enable_permute_local_kv`" in layout.summary
+    assert "if the model does not use MLA attention" in layout.summary  # `not cfg.use_mla`: negated
+    assert "It also depends on `VLLM_LAYOUT`" in layout.summary
     assert "It also depends" not in explained["StoreConnector does not support"].summary
