@@ -22,7 +22,8 @@ from errscan.api.layout import INDEX
 from errscan.api.read import check_error_id, read_error
 from errscan.config import command_defaults
 from errscan.errors import EXIT_DIFFERENCES, EXIT_FAILURE, EXIT_USAGE, ErrscanError, UsageError
-from errscan.lookup import lookup as find_in_log
+from errscan.lookup import CatalogMatcher, lookup as find_in_log
+from errscan.lookup.rank import MAX_ERRORS as MAX_LOOKED_UP
 from errscan.lookup.output import as_json, as_text
 from errscan.model import Catalog
 from errscan.profiles.vllm import VLLM
@@ -198,19 +199,21 @@ def lookup(text: str | None, site: Path | None, request: ScanRequest, output_for
         raise UsageError("the input is empty")
     if site is None and sys.stderr.isatty():
         click.echo("note: scanning the source first (a built site, --site DIR, answers at once)", err=True)
-    if site is not None:
-        from errscan.api.read import read_site
+    if site is not None:  # the site's compact matcher, and the documents of the best matches only
+        from errscan.api.read import error_reader, read_matcher
 
-        catalog = read_site(site)
+        matcher = CatalogMatcher(read_matcher(site), error_reader(site))
     else:
-        catalog = scan_request(request, Progress(quiet=True))
-    findings = find_in_log(text, catalog)
+        matcher = CatalogMatcher.of_catalog(scan_request(request, Progress(quiet=True)))
+    findings = find_in_log(text, matcher)
+    if len(findings) >= MAX_LOOKED_UP:
+        click.echo(f"note: only the input's first {MAX_LOOKED_UP} errors are looked up", err=True)
     if not any(finding.candidates for finding in findings):
         if output_format == "json":
             click.echo("[]")  # still a JSON document for `| jq`; the hint goes to stderr
         read = f"{len(findings)} message{'' if len(findings) == 1 else 's'} read"
         raise ErrscanError(
-            f"nothing in the input matches the {len(catalog.errors)} catalogued errors "
+            f"nothing in the input matches the {matcher.count} catalogued errors "
             f"({read}); paste the whole `SomeError: message` line or the traceback"
         )
     click.echo(as_json(findings) if output_format == "json" else as_text(findings, f"{site}/" if site else None), nl=False)
@@ -277,6 +280,11 @@ def diff(old: str, new: str, git_dir: Path | None, fmt: str, max_chars: int, col
         progress.note(
             f"the sides catalogue different files ({_scope_text(old_catalog)} against {_scope_text(new_catalog)}): "
             "errors outside one side's scope show as added or removed"
+        )
+    if old_catalog.repo.lower() != new_catalog.repo.lower():  # GitHub's names ignore case
+        progress.note(
+            f"the sides are of different repositories ({old_catalog.repo} against {new_catalog.repo}): "
+            "their code is compared as if the second were a later version of the first"
         )
     result = diff_catalogs(old_catalog, new_catalog, old_label, new_label)
     colored = fmt == "text" and wants_color(color, sys.stdout)

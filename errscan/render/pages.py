@@ -89,9 +89,9 @@ def write_pages(
     env = environment()
     common = {"catalog": catalog, "short_commit": (catalog.commit or "")[:10], "site_url": site_url}
     _write_error_pages(catalog, root, jobs, site_url, on_written)
-    by_axis = {axis: browse.groups(catalog, axis) for axis in ("connector", "file")}
+    by_axis = {axis: browse.groups(catalog, axis) for axis in ("subsystem", "connector", "file")}
     group_page = env.get_template("group.html")
-    for group in by_axis["connector"] + by_axis["file"]:
+    for group in by_axis["subsystem"] + by_axis["connector"] + by_axis["file"]:
         for number in range(1, group.pages + 1):
             page = group_page.render(root="../", here=f"browse/{group.page_name(number)}", group=group, number=number, **common)
             write(root / "browse" / group.page_name(number), page)
@@ -150,7 +150,7 @@ def _write_error_chunk(chunk: range) -> int:
     error_page = environment().get_template("error.html")
     for position in chunk:
         error = errors[position]
-        write(root / error_document_path(error.id), dump_json(error_document(catalog, error)))
+        write(root / error_document_path(error.id), dump_json(error_document(catalog, error), compact=True))  # thousands: one line each
         related = ranked_related(error, [(by_id[r.id], r.reason) for r in (error.trigger.related if error.trigger else ()) if r.id in by_id])
         page = error_page.render(root="../../", here=f"errors/{error.id}/", **common, **error_context(catalog, error, related))
         write(root / page_path(error), page)
