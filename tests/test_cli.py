@@ -199,7 +199,7 @@ def test_the_summary_time_is_the_whole_commands_opening_and_writing_included(tmp
         return slow
 
     monkeypatch.setattr(errscan.render.site, "write_site", slowed(errscan.render.site.write_site))
-    monkeypatch.setattr(errscan.sources, "open_source", slowed(errscan.sources.open_source))
+    monkeypatch.setattr(errscan.sources, "open_source", slowed(errscan.sources.open_source))  # read when the scan starts
     done = CliRunner().invoke(cli, ["scan", str(MINIREPO), "--out", str(tmp_path / "s"), "--cache-dir", str(tmp_path / "c")])
     assert done.exit_code == 0, done.output
     total, stages = stage_times(done.output)

@@ -73,7 +73,7 @@ def scan_each(revisions: list[Revision], options: ScanOptions, progress: Progres
         for position, revision in enumerate(batch, first + 1):
             progress.start(revision.name, position, len(revisions))
             if revision.fetches:
-                progress.stage("fetching with pip")
+                progress.stage("opening the release (pip fetches it on first use)")
             sources.append(revision.open())
             for note in sources[-1].notes:
                 progress.note(note)
@@ -114,7 +114,8 @@ def scan_together(sources: list[Source], options: ScanOptions, progress: Progres
         stored = [_stored_catalog(entry, len(files), options) for entry, files in zip(entries, read)]
         todo = [i for i, catalog in enumerate(stored) if catalog is None]
         mark = time.perf_counter()
-        progress.stage("parsing")
+        if todo:
+            progress.stage("parsing")
         results, parsed = extract_shared([read[i] for i in todo], options, progress.parsing)
         seconds = {"read": read_seconds, "extract": time.perf_counter() - mark}
         jobs = [_CatalogJob(sources[i].commit, sources[i].version, entries[i], seconds) for i in todo]

@@ -75,7 +75,7 @@ def test_a_release_says_it_is_being_fetched(tmp_path):
         return FolderSource(FIXTURES / "patterns", VLLM)
 
     scan_revisions([Revision("9.9.9", open_release, fetches=True)], options, Progress(stream))
-    assert opened == ["\r\033[K[1/1] 9.9.9: scanning…\r\033[K[1/1] 9.9.9: scanning… fetching with pip"]
+    assert opened == ["\r\033[K[1/1] 9.9.9: scanning…\r\033[K[1/1] 9.9.9: scanning… opening the release (pip fetches it on first use)"]
 
 
 def test_the_command_shows_its_stages_on_a_terminal_and_nothing_in_a_pipe(tmp_path):

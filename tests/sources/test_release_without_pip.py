@@ -1,18 +1,16 @@
 """Releases are fetched in a venv that was made without pip (`uv venv`, `uvx`, `uv tool install`):
 pip comes in as one of errscan's dependencies, and runs with the user's own pip configuration.
 
-The README's uv recipe, run as written: `uv venv`, `uv pip install .`, `errscan scan --release`.
-Where uv is not installed (it is in the test extra), `python -m venv --without-pip` and this pip's
-`--python` stand in for it.
+The README's uv recipe, run as written in a clone of this repository: `uv venv`, `uv pip install .`,
+`.venv/bin/errscan scan --release 0.27.1`, with uv from the test extra.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
+import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,48 +20,57 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.integration
 
 
-def _uv() -> str | None:
-    try:
-        from uv import find_uv_bin
-
-        return find_uv_bin()
-    except ImportError:
-        return shutil.which("uv")
+def readme_uv_recipe() -> list[str]:
+    """The README's uv line, split at `&&`: ["uv venv", "uv pip install .", ".venv/bin/errscan scan ..."]."""
+    (line,) = re.findall(r"^    (uv venv && .*)$", (ROOT / "README.md").read_text(), re.M)
+    return [part.strip() for part in line.split("&&")]
 
 
 @pytest.fixture(scope="module")
-def venv(tmp_path_factory) -> Path:
-    """A venv with no pip in it, and errscan installed there as the README says."""
-    where = tmp_path_factory.mktemp("uv") / "venv"
-    uv = _uv()
-    if uv:
-        subprocess.run([uv, "venv", "--quiet", str(where)], check=True)
-    else:
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
-    before = subprocess.run([str(where / "bin" / "python"), "-m", "pip", "--version"], capture_output=True, text=True)
-    assert before.returncode != 0 and "No module named pip" in before.stderr
-    if uv:
-        install = [uv, "pip", "install", "--quiet", "--python", str(where / "bin" / "python"), str(ROOT)]
-    else:
-        install = [sys.executable, "-m", "pip", "--python", str(where / "bin" / "python"), "install", "--quiet", str(ROOT)]
-    subprocess.run(install, check=True)
+def checkout(tmp_path_factory, release_0271) -> Path:
+    """A clone of this repository in which the README's `uv venv` made .venv: no pip there."""
+    try:
+        from uv import find_uv_bin
+    except ImportError:
+        pytest.skip("no uv: pip install '.[test]'")
+    where = tmp_path_factory.mktemp("uv") / "errscan"
+    subprocess.run(["git", "clone", "-q", "--no-local", str(ROOT), str(where)], check=True)
+    first, *_ = readme_uv_recipe()
+    assert first == "uv venv"
+    done = run_in(where, "bash", "-c", first, cwd=where, cache_dir=release_0271.parents[1], uv_dir=Path(find_uv_bin()).parent)
+    assert done.returncode == 0, done.stderr
+    no_pip = subprocess.run([str(where / ".venv" / "bin" / "python"), "-m", "pip", "--version"], capture_output=True, text=True)
+    assert no_pip.returncode != 0 and "No module named pip" in no_pip.stderr
     return where
 
 
-def run_in(venv: Path, *command: str, cwd: Path, cache_dir: Path) -> subprocess.CompletedProcess:
-    """A command of the venv's, as a user runs it there (its bin/ first, no other venv around)."""
+@pytest.fixture(scope="module")
+def venv(checkout: Path, release_0271) -> Path:
+    """The rest of the README's line, in that clone: errscan installed by uv, then the scan."""
+    from uv import find_uv_bin
+
+    rest = " && ".join(readme_uv_recipe()[1:])
+    assert rest.startswith("uv pip install . && .venv/bin/errscan scan --release 0.27.1")
+    done = run_in(checkout, "bash", "-c", rest, cwd=checkout, cache_dir=release_0271.parents[1], uv_dir=Path(find_uv_bin()).parent)
+    assert done.returncode == 0, done.stderr
+    checkout.joinpath("scan-output").write_text(done.stdout)
+    return checkout / ".venv"
+
+
+def run_in(venv: Path, *command: str, cwd: Path, cache_dir: Path, uv_dir: Path | None = None) -> subprocess.CompletedProcess:
+    """A command of the venv's, as a user runs it there (its bin/ first, no other venv active)."""
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
-    env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", ERRSCAN_CACHE_DIR=str(cache_dir))
+    path = os.pathsep.join(str(p) for p in (venv / "bin", uv_dir) if p is not None)
+    env.update(PATH=f"{path}{os.pathsep}{env.get('PATH', '')}", ERRSCAN_CACHE_DIR=str(cache_dir))
     return subprocess.run(list(command), capture_output=True, text=True, cwd=cwd, env=env)
 
 
-def test_errscan_scan_release_runs_in_the_venv(venv, release_0271, tmp_path):
+def test_errscan_scan_release_runs_in_the_venv(venv):
     """`errscan scan --release 0.27.1` there, with the release already in the user's cache."""
-    cache = release_0271.parents[1]  # <cache>/releases/vllm-0.27.1
-    done = run_in(venv, "errscan", "scan", "--release", "0.27.1", "--out", str(tmp_path / "site"), cwd=tmp_path, cache_dir=cache)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("scanned commit ") and f"-> {tmp_path / 'site'}" in done.stdout
-    index = json.loads((tmp_path / "site" / "api" / "index.json").read_text())
+    site = venv.parent / "site"
+    summary = (venv.parent / "scan-output").read_text()
+    assert summary.startswith("scanned commit ") and summary.rstrip().endswith("-> site")
+    index = json.loads((site / "api" / "index.json").read_text())
     assert index["version"] == "0.27.1" and len(index["errors"]) > 100
 
 
