@@ -13,7 +13,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
-SCHEMA_VERSION = 4  # 2: records carry `explanation`; 3: call-graph edges carry `receiver`; 4: log sites (`kind` "log", `level`)
+SCHEMA_VERSION = 5  # 2: records carry `explanation`; 3: call-graph edges carry `receiver`; 4: log sites (`kind` "log", `level`);
+# 5: api/callgraph.json integer-indexed and only toward catalogued functions, api/matcher.json
 
 ErrorId = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{16}$")]  # see docs/ids.md
 
@@ -260,13 +261,40 @@ class CallEdge(Record):
     receiver: str  # what the call is made on: "self", "cls", "super", "attribute", "parameter", "local", ...
 
 
-class CallGraphDocument(Record):
-    """`api/callgraph.json`: every edge of the call graph, for audit and reuse."""
+CallRow = tuple[int, int, int, int, int, int]  # caller, callee, path, line, resolution, receiver
 
-    nodes: int
-    edges: tuple[CallEdge, ...]
+
+class CallGraphDocument(Record, kw_only=True):
+    """`api/callgraph.json`: every call site of every edge on a way to a catalogued function (what
+    a chain may take, for audit and reuse), integer-indexed so that it stays small at package scale.
+
+    A row of `calls` names its caller and callee by their position in `functions`, its file in
+    `paths` and its resolution and receiver in `labels`; `edges` spells the rows out.
+    """
+
+    nodes: int  # functions in the whole call graph
+    graph_edges: int  # its edges (caller -> callee pairs), of which `calls` holds those toward the catalog
+    functions: tuple[str, ...]  # qualified names, sorted
+    paths: tuple[str, ...]  # files the calls are written in, sorted
+    labels: tuple[str, ...]  # resolutions ("self", "import", ...) and receivers ("attribute", ...), sorted
+    calls: tuple[CallRow, ...]
     unresolved_calls: int
     external_calls: int
+
+    @property
+    def edges(self) -> tuple[CallEdge, ...]:
+        f, p, n = self.functions, self.paths, self.labels
+        return tuple(CallEdge(f[a], f[b], p[c], line, n[d], n[e]) for a, b, c, line, d, e in self.calls)
+
+    @classmethod
+    def of_edges(cls, edges: "list[CallEdge]", **counts: int) -> "CallGraphDocument":
+        """The document holding `edges` (in their order), with the whole graph's `counts`."""
+        functions = sorted({e.caller for e in edges} | {e.callee for e in edges})
+        paths = sorted({e.path for e in edges})
+        labels = sorted({e.resolution for e in edges} | {e.receiver for e in edges})
+        fi, pi, li = ({v: i for i, v in enumerate(t)} for t in (functions, paths, labels))
+        calls = tuple((fi[e.caller], fi[e.callee], pi[e.path], e.line, li[e.resolution], li[e.receiver]) for e in edges)
+        return cls(functions=tuple(functions), paths=tuple(paths), labels=tuple(labels), calls=calls, **counts)
 
 
 class ErrorRef(Record):

@@ -24,7 +24,7 @@ from errscan.extract.logcalls import GENERIC, LogCalls
 from errscan.extract.reuse import BodyMemo
 from errscan.extract.sites import RawSite
 
-from errscan.graph.calls import CallGraph
+from errscan.graph.calls import CallGraph, function_node
 from errscan.graph.index import PackageIndex
 from errscan.ids import error_id, normalize
 from errscan.model import Catalog, ErrorSite, Excerpt, ScanSummary
@@ -108,9 +108,18 @@ def assemble_catalog(
         exclude=scope.exclude,
         errors=tuple(errors),
         summary=summary,
-        callgraph=graph.callgraph_document(),
+        callgraph=graph.callgraph_document(_error_functions(errors, results)),
         files=tuple(r.path for r in catalogued),
     )
+
+
+def _error_functions(errors: Sequence[ErrorSite], results: Sequence[FileResult]) -> set[str]:
+    """The call-graph nodes of the functions the errors are raised or logged in."""
+    modules = {r.path: r.facts.module for r in results if r.facts is not None}
+    return {
+        function_node(modules[e.path], "" if e.function == "<module>" else e.function)
+        for e in errors if e.path in modules
+    }
 
 
 def _error_site(

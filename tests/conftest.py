@@ -53,6 +53,17 @@ def graph_of(*names: str):
     return CallGraph(PackageIndex(facts), {f.module: r.path for f, r in zip(facts, results)})
 
 
+def package_graph(root: Path):
+    """The whole call graph of the Python files under `root` (named by their paths relative to it):
+    a catalog's call-graph document holds only the edges toward its errors."""
+    from errscan.graph.calls import CallGraph
+    from errscan.graph.index import PackageIndex
+
+    results = [extract_file(source_file(p, p.relative_to(root).as_posix()), catalogued=False) for p in sorted(root.rglob("*.py"))]
+    facts = [r.facts for r in results if r.facts is not None]
+    return CallGraph(PackageIndex(facts), {r.facts.module: r.path for r in results if r.facts is not None})
+
+
 def callees(graph, caller: str) -> dict[str, set[str]]:
     """callee -> resolutions of the calls from `caller` (module-relative names, `calls.` dropped)."""
     found: dict[str, set[str]] = {}

@@ -179,6 +179,35 @@ def test_the_summary_times_each_stage_writing_the_site_included(tmp_path):
     assert "stage_seconds" not in (tmp_path / "b" / "api" / "index.json").read_text()
 
 
+def test_the_summary_time_is_the_whole_commands_opening_and_writing_included(tmp_path, monkeypatch):
+    """Opening the source (a release: fetching it) and writing the site, each made to take at least
+    DELAY, are both in the total, and writing in its own stage."""
+    import time
+
+    from click.testing import CliRunner
+
+    import errscan.render.site
+    import errscan.request
+    from errscan.cli import cli
+
+    delay = 0.6
+
+    def slowed(function):
+        def slow(*args, **kwargs):
+            time.sleep(delay)
+            return function(*args, **kwargs)
+        return slow
+
+    monkeypatch.setattr(errscan.render.site, "write_site", slowed(errscan.render.site.write_site))
+    monkeypatch.setattr(errscan.request, "open_source", slowed(errscan.request.open_source))
+    done = CliRunner().invoke(cli, ["scan", str(MINIREPO), "--out", str(tmp_path / "s"), "--cache-dir", str(tmp_path / "c")])
+    assert done.exit_code == 0, done.output
+    total, stages = stage_times(done.output)
+    assert stages["write"] >= delay
+    # Opening the source is in no stage, yet in the total (each figure rounded to a tenth).
+    assert total >= sum(stages.values()) + delay - 0.05 * (len(stages) + 1)
+
+
 def test_changed_work_tree_is_not_pinned_to_head(tmp_path):
     pkg = tmp_path / "vllm" / "distributed" / "kv_transfer"
     pkg.mkdir(parents=True)

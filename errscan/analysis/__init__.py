@@ -59,7 +59,7 @@ def analyze(
         terms, contributions = _site_terms(raw, module)
         trigger = _trigger(error, raw, module, terms, contributions, found, helpers, len({p.name for p in plugins}), settings)
         with_trigger = msgspec.structs.replace(error, trigger=trigger)
-        explanation = explainer.explain(with_trigger, terms, contributions, found, _codes(settings))
+        explanation = explainer.explain(with_trigger, terms, contributions, found, _codes(settings, helpers))
         analyzed.append(msgspec.structs.replace(with_trigger, explanation=explanation))
     related = related_errors(analyzed)
     analyzed = [msgspec.structs.replace(e, trigger=msgspec.structs.replace(e.trigger, related=related[e.id])) for e in analyzed]
@@ -178,9 +178,18 @@ def _attribute_reads(graph: CallGraph) -> dict[str, dict[str, list[Source]]]:
     return reads
 
 
-def _codes(settings: dict[str, list[Source]]) -> dict[str, list[str]]:
-    """What `self.x` may hold, as code only: the explanation reads its settings from the code."""
-    return {attribute: [source.code for source in sources] for attribute, sources in settings.items()}
+def _codes(settings: dict[str, list[Source]], helpers: HelperSettings) -> dict[str, list[str]]:
+    """What `self.x` may hold, as code only: the explanation reads its settings from the code. A
+    helper's environment variable (`self.x = get_layout()`, which reads `envs.X`) is written as
+    the read it is, so that the explanation finds it too."""
+    modules = [m.rsplit(".", 1)[-1] for m in helpers.catalog.env_modules]
+    codes: dict[str, list[str]] = {}
+    for attribute, sources in settings.items():
+        found = codes[attribute] = [source.code for source in sources]
+        if modules:
+            found += [f"{modules[0]}.{knob.name}" for source in sources
+                      for knob in helpers.called_in(source.code, source.module, source.scope) if knob.kind == "env"]
+    return codes
 
 
 def _class_reads(graph: CallGraph, node: str, reads: dict[str, dict[str, list[Source]]]) -> dict[str, list[Source]]:

@@ -66,6 +66,7 @@ class FactCollector:
         self.attribute_types: list[AttributeType] = []
         self.attribute_reads: list[AttributeRead] = []
         self.attribute_defaults: list[AttributeDefault] = []
+        self.local_values: dict[tuple[str, str], list[str]] = {}  # (function scope, local) -> what it was assigned
         self.statements: list[StatementPosition] = []
         self.module_values: dict[str, str] = {}
         self.frame = _Frame("", frozenset(), frozenset(), {}, {})
@@ -177,23 +178,30 @@ class FactCollector:
             if self.logs.level(dotted(stmt.value.func)):
                 self.position(stmt, "log", terms, partial)
         elif isinstance(stmt, ast.Return):
-            self.returns.append(ReturnFact(self.frame.scope, dotted(stmt.value) if stmt.value else None, stmt.lineno, terms))
+            value = dotted(stmt.value) if stmt.value else None
+            sources = self.local_values.get((self.frame.scope, value), []) if isinstance(stmt.value, ast.Name) else []
+            deep = f"({', '.join(dict.fromkeys(sources))},)" if sources else None  # whichever assignment it holds
+            self.returns.append(ReturnFact(self.frame.scope, value, stmt.lineno, terms, deep))
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             self.import_(stmt)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             self.assignment(stmt)
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if not self.scopes.at_module and len(targets) == 1 and isinstance(targets[0], ast.Name) and stmt.value is not None:
+                self.local_values.setdefault((self.frame.scope, targets[0].id), []).append(ast.unparse(stmt.value))
             self.alias(stmt, terms)
             if terms and self.class_stack:
                 self.default(stmt, terms)
         self.expressions([stmt], terms)
 
     def default(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition) -> None:
-        """`self.x = ...` under a test of `self.x`: an `AttributeDefault`."""
+        """`self.x = ...` (or `self.a.x = ...`) under a test of that very attribute: an `AttributeDefault`."""
         for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
-            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-                test = next((t.raw for t in terms if _mentions(t.raw, f"self.{target.attr}")), None)
+            written = dotted(target) if isinstance(target, ast.Attribute) else None
+            if written and written.startswith("self.") and written.count(".") <= 2:
+                test = next((t.raw for t in terms if _mentions(t.raw, written)), None)
                 if test is not None:
-                    self.attribute_defaults.append(AttributeDefault(self.frame.scope, target.attr, test))
+                    self.attribute_defaults.append(AttributeDefault(self.frame.scope, written[len("self."):], test))
 
     def alias(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition) -> None:
         """`cls = module.Impl`: remember what a later `cls(...)` may call, and when."""

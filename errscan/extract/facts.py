@@ -68,6 +68,7 @@ class ReturnFact:
     value: str | None  # dotted text of the returned value, if it is a name
     line: int
     condition: Condition
+    deep: str | None = None  # a returned local's assigned values, as one tuple expression: `(a, f(),)`
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ class AttributeDefault:
     str(uuid4())`): the code gives the attribute a value of its own when it has none."""
 
     scope: str  # module-relative scope of the method
-    attribute: str
+    attribute: str  # "engine_id", or "scheduler_config.x" for `self.scheduler_config.x`
     test: str  # the term that tests it, as written: "self.engine_id is None"
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from errscan.lookup.causes import causes
 from errscan.lookup.rank import Candidate, Finding
 from errscan.api.layout import page_path
+from errscan.model import label
 from errscan.terminal import printable
 
 
@@ -41,18 +41,28 @@ def as_records(findings: list[Finding]) -> list[dict[str, Any]]:
                         {"part": c.part, "shown": c.shown, "fixes": [f.text for f in c.fixes]}
                         for c in causes(error, candidate.message or logged.message)
                     ],
-                    "input": {
-                        "line": logged.line,
-                        "exception": logged.exception,
-                        "level": logged.level or None,
-                        "message": candidate.message or logged.message,
-                    },
+                    "input": _input(logged, candidate.message),
                 }
             )
+        if finding.catch_alls:  # one record for them all, ranked last, as the site lists them
+            records.append({
+                "rank": len(finding.candidates) + 1,
+                "rule": "catch-all",
+                "confident": False,
+                "count": len(finding.catch_alls),
+                "ids": [e.id for e in finding.catch_alls],
+                "input": _input(logged, ""),
+            })
     return records
 
 
+def _input(logged, message: str) -> dict[str, Any]:
+    return {"line": logged.line, "exception": logged.exception, "level": logged.level or None, "message": message or logged.message}
+
+
 def as_json(findings: list[Finding]) -> str:
+    import json  # loaded for this format only: the text one is the common, and lookup should start fast
+
     return json.dumps(as_records(findings), indent=2, ensure_ascii=False) + "\n"
 
 
@@ -66,7 +76,8 @@ def as_text(findings: list[Finding], site_prefix: str = "") -> str:
         head = f"{named}: {logged.message}" if named else logged.message
         lines = [f"line {logged.line}: {_one_line(head)}"]
         if not finding.candidates:
-            lines.append("  no catalogued error matches")
+            lines.append("  no catalogued error matches" + (" but the catch-alls:" if finding.catch_alls else ""))
+            lines += _catch_all_line(finding)
             blocks.append("\n".join(lines))
             continue
         best, *others = finding.candidates
@@ -93,8 +104,22 @@ def as_text(findings: list[Finding], site_prefix: str = "") -> str:
                 f"  or {other.score:.2f} {other.rule}: {other.error.label}: "
                 f"{_one_line(other.error.message)} ({other.error.path}:{other.error.line})"
             )
+        lines += _catch_all_line(finding)
         blocks.append("\n".join(lines))
     return printable("\n\n".join(blocks), lines=True) + "\n"
+
+
+def _catch_all_line(finding: Finding) -> list[str]:
+    """The errors whose message is a placeholder alone, which any text matches, as one last line."""
+    found = finding.catch_alls
+    if not found:
+        return []
+    first = found[0]
+    more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+    return [
+        f"  or any of {len(found)} catch-all error{'' if len(found) == 1 else 's'} (message is a value alone, like {{msg}}): "
+        f"{label(first.exception, first.level)} at {first.path}:{first.line}{more}"
+    ]
 
 
 def _without_part(text: str) -> str:

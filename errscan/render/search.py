@@ -1,9 +1,11 @@
 """The search index: one entry per error, in chunks of JavaScript files the pages load with <script>.
 
 Chunks are scripts, not JSON fetched at run time, because `fetch` is refused on `file://` pages.
-Each entry carries what `errscan.match.compile_template` makes of its template (the exact and the
-cut-message patterns, the literal character count, the words), so the browser scores with the rules
-of `errscan.match.score_message` (docs/matching.md) without compiling templates a second time.
+Each entry carries what `errscan.match.compile_template` makes of its template (the exact pattern,
+the literal character count, the words, the keys), so the browser scores with the rules of
+`errscan.match.score_message` (docs/matching.md) without compiling templates a second time; it
+makes the cut-message pattern from the exact one as `errscan.match.cut_pattern` does, since that
+pattern would be most of the index.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from errscan.match import compile_template, split_template
+from errscan.match import compile_template
 from errscan.model import Catalog, ErrorSite
 
 CHUNK_SIZE = 500  # entries per file: small enough to parse quickly, few enough files at 13,000 errors
@@ -27,8 +29,6 @@ def script_json(data: Any) -> str:
 
 def search_entry(error: ErrorSite) -> dict[str, Any]:
     compiled = compile_template(error.message)
-    pieces = split_template(error.message)
-    literals = [" ".join(p.text.split()) for p in pieces if not p.is_field]
     return {
         "id": error.id,
         "exception": error.exception,
@@ -41,14 +41,13 @@ def search_entry(error: ErrorSite) -> dict[str, Any]:
         "function": error.function,
         "connectors": error.connectors,
         "removed_since": error.removed_since,
-        "pattern": compiled.pattern,
-        "prefix_pattern": compiled.prefix_pattern,
+        "pattern": compiled.pattern,  # the cut-message pattern is made from it (errscan.match.cut_pattern)
         "literal_chars": compiled.literal_chars,
         "words": list(compiled.words),
-        # longest literal run: a match must contain it, so the browser skips most regexes cheaply
-        "anchor": max(literals, key=len, default=""),
-        # leading literal text: a message cut short must begin like it, so most cut patterns never run
-        "head": literals[0] if pieces and not pieces[0].is_field else "",
+        # errscan.match.may_be_exact and may_be_cut: most regexes need never run
+        "anchor": compiled.anchor,
+        "head": compiled.head,
+        "lead": compiled.lead,
     }
 
 

@@ -154,7 +154,8 @@ def test_sarif_is_valid_against_the_official_schema(repo, tmp_path):
     done = diff(repo, tmp_path, "--format", "sarif", "--fail-on", "added,changed")
     assert done.returncode == EXIT_DIFFERENCES
     log = json.loads(done.stdout)
-    jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text())).validate(log)
+    schema = jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text()), format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
+    schema.validate(log)  # formats too (uri, date-time) where jsonschema has their checkers installed
     (run,) = log["runs"]
     results = {(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r["level"]) for r in run["results"]}
     assert ("removed", "pkg/deleted_function.py", "note") in results

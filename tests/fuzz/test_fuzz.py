@@ -38,7 +38,7 @@ def _catalog():
     return scan(FolderSource(FIXTURES / "patterns", VLLM), ScanOptions(VLLM.repo, Scope(("**",)), jobs=1))
 
 
-MATCHER = CatalogMatcher(_catalog())
+MATCHER = CatalogMatcher.of_catalog(_catalog())
 
 
 @given(log_text)

@@ -66,7 +66,7 @@ def distinct_errors(catalog):
 def test_generated_messages_come_back_top1(catalog):
     errors = distinct_errors(catalog)
     assert len(errors) >= 30
-    matcher = CatalogMatcher(catalog)
+    matcher = CatalogMatcher.of_catalog(catalog)
     misses = []
     for ordinal, error in enumerate(errors):
         message = concrete(error.message, ordinal)

@@ -81,8 +81,8 @@ def search_url(base: str, query: str) -> str:
 
 
 def search_results(page) -> list[str]:
-    """Result links' targets, best first, once the search has run."""
-    page.wait_for_selector("#search-results li a")
+    """Result links' targets, best first, once the search has run (keyword matches come second)."""
+    page.wait_for_selector("#search-results[data-done] li a")
     return [a.get_attribute("href") for a in page.locator("#search-results li a").all()]
 
 

@@ -93,7 +93,7 @@ def test_every_json_file_validates_against_the_schema(site, catalog):
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
     files = sorted((site / "api").rglob("*.json"))
-    assert len(files) == len(catalog.errors) + 3  # index, schema, callgraph
+    assert len(files) == len(catalog.errors) + 4  # index, schema, callgraph, matcher
     for path in files:
         if path.name != "schema.json":
             validator.validate(json.loads(path.read_text()))
@@ -151,7 +151,7 @@ def test_search_index_holds_the_shared_patterns(site, catalog):
     assert [e["id"] for e in entries] == [e.id for e in catalog.errors]
     for entry, error in zip(entries, catalog.errors):
         compiled = compile_template(error.message)
-        assert entry["pattern"] == compiled.pattern and entry["prefix_pattern"] == compiled.prefix_pattern
+        assert entry["pattern"] == compiled.pattern and "prefix_pattern" not in entry  # the page makes it from `pattern`
         assert (entry["literal_chars"], entry["words"]) == (compiled.literal_chars, list(compiled.words))
 
 
@@ -159,7 +159,7 @@ def test_browse_groups_by_connector_and_file_with_counts(site, catalog):
     html = (site / "index.html").read_text()
     text = words(html)
     assert "GroupLookupConnector (2)" in text and "StoreConnector (1)" in text
-    assert "no connector determined (5)" in text  # nixl_connector.py: registered nowhere in the fixture
+    assert "no connector determined (7)" in text  # nixl_connector.py and passthrough.py: registered nowhere in the fixture
     assert "vllm/distributed/kv_transfer/group_lookup.py (4)" in text
     for error in catalog.errors:
         assert f'href="errors/{error.id}/index.html"' in html
@@ -370,3 +370,18 @@ def test_a_symlink_loop_is_one_usage_error(catalog, tmp_path):
     with pytest.raises(UsageError, match="leads nowhere"):
         write_site(catalog, tmp_path / "site")
     assert (tmp_path / "site").is_symlink()
+
+
+def test_browse_groups_by_subsystem_with_counts(site, catalog):
+    from collections import Counter
+
+    from errscan.render.browse import Group, subsystem
+
+    html = (site / "browse" / "index.html").read_text()
+    counts = Counter("/".join(e.path.split("/")[:2]) for e in catalog.errors)
+    assert counts  # the fixture's files lie under vllm/distributed
+    for name, count in counts.items():
+        assert f"{name}</code></a> <span class=\"count\">({count})</span>" in html
+        page = site / "browse" / Group("subsystem", name, ()).page_name(1)
+        assert page.is_file() and all(f"{e.id}/index.html" in page.read_text() for e in catalog.errors if subsystem(e.path) == name)
+    assert subsystem("pkg/sub/x/y.py") == "pkg/sub" and subsystem("pkg/x.py") == "pkg/x.py"
