@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from dataclasses import dataclass
 
 MAX_MESSAGE_LINES = 30  # continuation lines read after an exception line (or of a bare message)
@@ -247,7 +248,9 @@ def _unquote(text: str) -> str | None:
     if len(text) < 2 or text[0] not in "'\"" or text[-1] != text[0]:
         return None
     try:
-        value = ast.literal_eval(text)
+        with warnings.catch_warnings():  # an invalid escape ('\K') is a warning, printed by 3.12
+            warnings.simplefilter("ignore")
+            value = ast.literal_eval(text)
     except (ValueError, SyntaxError):
         return None
     return value.strip() if isinstance(value, str) else None
