@@ -14,8 +14,8 @@ import itertools
 import re
 
 from errscan.analysis.advice import (
-    UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, outside, report, subject as advice_subject, unimplemented,
-    unsupported_clause,
+    UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, missing_package, not_installed, outside, own_class, report,
+    subject as advice_subject, unimplemented, unsupported_clause,
 )
 from errscan.analysis.chains import Reach
 from errscan.analysis.commands import Setting, action, candidates, written
@@ -26,6 +26,7 @@ from errscan.analysis.ways import Way, for_part, positive_parts
 from errscan.analysis.solver import Value, rules_out, satisfiable
 from errscan.analysis.wording import Raw, phrase_for, user_words
 from errscan.extract.conditions import Condition, parse_expression, render
+from errscan.extract.facts import ModuleFacts
 from errscan.model import ErrorSite, Explanation, Fix, Knob
 from errscan.profiles import Phrase, Profile
 
@@ -55,7 +56,7 @@ class Explainer:
 
     def explain(
         self, error: ErrorSite, terms: Condition, contributions: list[tuple[str, str, str]], found: Reach,
-        class_settings: dict[str, list[str]],
+        class_settings: dict[str, list[str]], module: ModuleFacts | None = None,
     ) -> Explanation:
         own = tuple(t for t in terms if not t.other_error)
         earlier = tuple(t.deep for t in terms if t.other_error and not t.pseudo)
@@ -75,6 +76,12 @@ class Explainer:
         if custom is not None:
             method = error.function.rsplit(".", 1)[-1]
             return Explanation(custom, "usage", when, where, (Fix("", None, f"Implement `{method}` in that class (or do not declare the interface it belongs to)."),))
+        mine = self._own_plugin(ways)
+        if mine is not None:
+            return own_class(error, mine, when, where, self.profile)
+        missing = missing_package(own, module, self.profile)
+        if missing is not None:
+            return not_installed(missing, subject, when, where, self.profile)
         told = advised(error, self.catalog, self.profile)
         fixes = tuple(fix for way in ways for fix in self._fixes(way, earlier, connectors, bool(told))) + told
         kind = self._kind(error, own, ways, fixes)
@@ -99,6 +106,13 @@ class Explainer:
             )),)
         example = self.examples.example(error, ways, fixes, path_way) if kind == "configuration" else None
         return Explanation(summary, kind, when, where, tuple(dict.fromkeys(fixes)), example)
+
+    def _own_plugin(self, ways: list[Way]) -> Setting | None:
+        """The setting that loads a plugin class from the user's own module, when every way in needs it set."""
+        wanted = self.profile.plugin_module_setting
+        found = [next((s for s in way.settings if wanted and s.name.rsplit(".", 1)[-1] == wanted
+                       and s.code in positive_parts(way.condition)), None) for way in ways]
+        return found[0] if found and all(found) else None
 
     # ways in and their settings
     def _ways(
