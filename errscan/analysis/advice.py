@@ -18,6 +18,7 @@ from errscan.profiles import Profile
 
 BACKGROUND = frozenset({"thread", "process", "executor", "task", "callback"})  # a call that runs later, elsewhere
 UNSUPPORTED = re.compile(r"not (yet )?supported|unsupported|does not support|only works|requires", re.IGNORECASE)
+PEER = "talking to another process or instance"  # how `outside` words a failure of the peer or a server
 _RAISES = re.compile(r"raises\(\s*\(?([\w., ]+?)\)?\s*,\s*(.+)\)\s*$")
 
 # What failed outside the program, told by the words of its message, function and guarded call:
@@ -30,7 +31,7 @@ _OUTSIDE = (
      "Install the package the message names in the same Python environment as {project} (the message says which)."),
     (r"\b(handshake|connect|socket|zmq|send|recv|notif|ping|rpc|server|http|remote|peer|bootstrap|post|sender|xfer|"
      r"pull|push|transfer)",
-     "talking to another process or instance (the peer, a server) or a transfer with it failed",
+     PEER + " (the peer, a server) or a transfer with it failed",
      "Look at the other instance's log (the one this one pulls from or sends to) for the error on its side; check "
      "that it is running and reachable from this host at the address and port it was given (no firewall in between), "
      "and that both sides run the same {project} version."),

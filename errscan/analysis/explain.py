@@ -14,7 +14,7 @@ import itertools
 import re
 
 from errscan.analysis.advice import (
-    UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, missing_package, not_installed, outside, own_class, report,
+    PEER, UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, missing_package, not_installed, outside, own_class, report,
     subject as advice_subject, unimplemented, unsupported_clause,
 )
 from errscan.analysis.chains import Reach
@@ -37,6 +37,8 @@ _ENVIRONMENT = frozenset({
 _KNOB_ORDER = {"cli_flag": 0, "extra_config": 1, "plugin_config": 2, "env": 3, "config_field": 4}
 _STATED = re.compile(r"\b([a-z_][a-z0-9_]*) (!=|==) ('[^']*'|\d+|True|False)")  # `mode != 'align'` in a message
 MAX_PHASES = 2  # the nearest entries' phases; more make a page long and say little
+MAX_ADDRESSES = 4  # address and port settings named for a peer error
+_ADDRESS = re.compile(r"(^|[_-])(host|hostname|ip|port|addr|address|url)s?($|[_-])", re.IGNORECASE)
 MAX_COMBINATIONS = 64  # joint assignments tried for a way in with several settings
 
 
@@ -91,9 +93,11 @@ class Explainer:
         if kind == "internal":
             fixes = (self._report_fix(error),)
         elif kind == "environment":
-            _, check = outside(error, own, self.profile)
+            what, check = outside(error, own, self.profile)
             said = " The message carries the underlying error: it says what failed." if cause_in_message(error) else ""
             fixes = (Fix("", None, check + said),)
+            if what.startswith(PEER):
+                fixes += self._addresses(class_settings)
         elif kind == "configuration" and not fixes:
             settings = list(dict.fromkeys([s.name for way in ways for s in way.settings] + flags_in_words(error.message, self.catalog)))
             checked = " and ".join(f"`{name}`" for name in settings)
@@ -113,6 +117,24 @@ class Explainer:
         found = [next((s for s in way.settings if wanted and s.name.rsplit(".", 1)[-1] == wanted
                        and s.code in positive_parts(way.condition)), None) for way in ways]
         return found[0] if found and all(found) else None
+
+    def _addresses(self, class_settings: dict[str, list[str]]) -> tuple[Fix, ...]:
+        """The settings the class reads an address or port from: where the user tells it the peer's."""
+        found: dict[str, Setting] = {}
+        for sources in class_settings.values():
+            for source in sources:
+                tree = parse_expression(source)
+                for node in ast.walk(tree) if tree is not None else ():
+                    setting = self.setting_at(node, {})
+                    if setting is not None and _ADDRESS.search(setting.name.rsplit(".", 1)[-1].lstrip("-")):
+                        found.setdefault(setting.name, setting)
+        if not found:
+            return ()
+        names = sorted(found)[:MAX_ADDRESSES]
+        where = " and ".join(f"`{n}`" + (f" in `{found[n].carrier}`" if found[n].carrier else "") for n in names)
+        first = found[names[0]]
+        return (Fix(first.name, None, f"The addresses and ports come from {where}: check them on both instances (each "
+                                      f"must give one that the other can reach).", first.carrier),)
 
     # ways in and their settings
     def _ways(

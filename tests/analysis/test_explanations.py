@@ -181,6 +181,8 @@ def test_a_failure_the_peer_reports_is_environment_with_what_to_check_there(expl
     pulled = explained["pulling kv_caches for {response.err_reqs} failed"]
     assert pulled.kind == "environment"
     assert "other instance's log" in pulled.fixes[0].text and "message carries the underlying error" in pulled.fixes[0].text
+    # where the class reads the peer's port from: the setting to check
+    assert [(f.setting, f.carrier) for f in pulled.fixes[1:]] == [("kv_connector_extra_config.side_port", "--kv-transfer-config")]
 
 
 def test_a_class_from_the_users_own_module_is_to_change_as_the_message_asks(explained):
