@@ -59,7 +59,11 @@ def analyze(
         terms, contributions = _site_terms(raw, module)
         trigger = _trigger(error, raw, module, terms, contributions, found, helpers, len({p.name for p in plugins}), settings)
         with_trigger = msgspec.structs.replace(error, trigger=trigger)
-        explanation = explainer.explain(with_trigger, terms, contributions, found, _codes(settings, helpers))
+        explanation = explainer.explain(with_trigger, terms, contributions, found, _codes(settings, helpers), module)
+        if explanation.kind == "usage" and explanation.fixes and profile.plugin_module_setting and \
+                explanation.fixes[0].setting.endswith(profile.plugin_module_setting):
+            # raised for a class of the user's own module: the built-in plugins on the way are not it
+            with_trigger = msgspec.structs.replace(with_trigger, trigger=msgspec.structs.replace(trigger, connectors=()))
         analyzed.append(msgspec.structs.replace(with_trigger, explanation=explanation))
     related = related_errors(analyzed)
     analyzed = [msgspec.structs.replace(e, trigger=msgspec.structs.replace(e.trigger, related=related[e.id])) for e in analyzed]

@@ -14,8 +14,8 @@ import itertools
 import re
 
 from errscan.analysis.advice import (
-    UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, outside, report, subject as advice_subject, unimplemented,
-    unsupported_clause,
+    PEER, UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, missing_package, not_installed, outside, own_class, report,
+    subject as advice_subject, unimplemented, unsupported_clause,
 )
 from errscan.analysis.chains import Reach
 from errscan.analysis.commands import Setting, action, candidates, written
@@ -26,6 +26,7 @@ from errscan.analysis.ways import Way, for_part, positive_parts
 from errscan.analysis.solver import Value, rules_out, satisfiable
 from errscan.analysis.wording import Raw, phrase_for, user_words
 from errscan.extract.conditions import Condition, parse_expression, render
+from errscan.extract.facts import ModuleFacts
 from errscan.model import ErrorSite, Explanation, Fix, Knob
 from errscan.profiles import Phrase, Profile
 
@@ -36,6 +37,8 @@ _ENVIRONMENT = frozenset({
 _KNOB_ORDER = {"cli_flag": 0, "extra_config": 1, "plugin_config": 2, "env": 3, "config_field": 4}
 _STATED = re.compile(r"\b([a-z_][a-z0-9_]*) (!=|==) ('[^']*'|\d+|True|False)")  # `mode != 'align'` in a message
 MAX_PHASES = 2  # the nearest entries' phases; more make a page long and say little
+MAX_ADDRESSES = 4  # address and port settings named for a peer error
+_ADDRESS = re.compile(r"(^|[_-])(host|hostname|ip|port|addr|address|url)s?($|[_-])", re.IGNORECASE)
 MAX_COMBINATIONS = 64  # joint assignments tried for a way in with several settings
 
 
@@ -55,7 +58,7 @@ class Explainer:
 
     def explain(
         self, error: ErrorSite, terms: Condition, contributions: list[tuple[str, str, str]], found: Reach,
-        class_settings: dict[str, list[str]],
+        class_settings: dict[str, list[str]], module: ModuleFacts | None = None,
     ) -> Explanation:
         own = tuple(t for t in terms if not t.other_error)
         earlier = tuple(t.deep for t in terms if t.other_error and not t.pseudo)
@@ -75,6 +78,12 @@ class Explainer:
         if custom is not None:
             method = error.function.rsplit(".", 1)[-1]
             return Explanation(custom, "usage", when, where, (Fix("", None, f"Implement `{method}` in that class (or do not declare the interface it belongs to)."),))
+        mine = self._own_plugin(ways)
+        if mine is not None:
+            return own_class(error, mine, when, where, self.profile)
+        missing = missing_package(own, module, self.profile)
+        if missing is not None:
+            return not_installed(missing, subject, when, where, self.profile)
         told = advised(error, self.catalog, self.profile)
         fixes = tuple(fix for way in ways for fix in self._fixes(way, earlier, connectors, bool(told))) + told
         kind = self._kind(error, own, ways, fixes)
@@ -84,9 +93,11 @@ class Explainer:
         if kind == "internal":
             fixes = (self._report_fix(error),)
         elif kind == "environment":
-            _, check = outside(error, own, self.profile)
+            what, check = outside(error, own, self.profile)
             said = " The message carries the underlying error: it says what failed." if cause_in_message(error) else ""
             fixes = (Fix("", None, check + said),)
+            if what.startswith(PEER):
+                fixes += self._addresses(class_settings)
         elif kind == "configuration" and not fixes:
             settings = list(dict.fromkeys([s.name for way in ways for s in way.settings] + flags_in_words(error.message, self.catalog)))
             checked = " and ".join(f"`{name}`" for name in settings)
@@ -99,6 +110,31 @@ class Explainer:
             )),)
         example = self.examples.example(error, ways, fixes, path_way) if kind == "configuration" else None
         return Explanation(summary, kind, when, where, tuple(dict.fromkeys(fixes)), example)
+
+    def _own_plugin(self, ways: list[Way]) -> Setting | None:
+        """The setting that loads a plugin class from the user's own module, when every way in needs it set."""
+        wanted = self.profile.plugin_module_setting
+        found = [next((s for s in way.settings if wanted and s.name.rsplit(".", 1)[-1] == wanted
+                       and s.code in positive_parts(way.condition)), None) for way in ways]
+        return found[0] if found and all(found) else None
+
+    def _addresses(self, class_settings: dict[str, list[str]]) -> tuple[Fix, ...]:
+        """The settings the class reads an address or port from: where the user tells it the peer's."""
+        found: dict[str, Setting] = {}
+        for sources in class_settings.values():
+            for source in sources:
+                tree = parse_expression(source)
+                for node in ast.walk(tree) if tree is not None else ():
+                    setting = self.setting_at(node, {})
+                    if setting is not None and _ADDRESS.search(setting.name.rsplit(".", 1)[-1].lstrip("-")):
+                        found.setdefault(setting.name, setting)
+        if not found:
+            return ()
+        names = sorted(found)[:MAX_ADDRESSES]
+        where = " and ".join(f"`{n}`" + (f" in `{found[n].carrier}`" if found[n].carrier else "") for n in names)
+        first = found[names[0]]
+        return (Fix(first.name, None, f"The addresses and ports come from {where}: check them on both instances (each "
+                                      f"must give one that the other can reach).", first.carrier),)
 
     # ways in and their settings
     def _ways(

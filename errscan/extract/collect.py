@@ -382,7 +382,9 @@ class FactCollector:
             if len(targets) == 1 and isinstance(targets[0], ast.Name) and stmt.value is not None:
                 value = stmt.value.func if isinstance(stmt.value, ast.Call) else stmt.value
                 name = dotted(value)
-                if name:
+                if _is_none(value) and any(s == "" and local == targets[0].id for s, local, _ in self.imports):
+                    self.module_values[targets[0].id] = "None"  # `except ImportError: X = None`: an optional import
+                elif name:
                     suffix = "()" if isinstance(stmt.value, ast.Call) else ""
                     self.module_values[targets[0].id] = name + suffix
         # `self.x = Foo(...)` / `self.x: Foo = ...` in a method types the attribute x.
@@ -423,6 +425,10 @@ class FactCollector:
         self.imports.append((self.scopes.current, local, target))
         if self.scopes.at_module:
             self.local_defs.add(local)
+
+
+def _is_none(value: ast.expr) -> bool:
+    return isinstance(value, ast.Constant) and value.value is None
 
 
 def _setting_read(value: ast.expr | None) -> str | None:

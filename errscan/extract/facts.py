@@ -139,7 +139,7 @@ class ModuleFacts:
     attribute_types: tuple[AttributeType, ...] = ()
     attribute_reads: tuple[AttributeRead, ...] = ()
     attribute_defaults: tuple[AttributeDefault, ...] = ()
-    module_values: dict[str, str] | None = None  # module-level `X = call()` / `X = Y`: X -> source
+    module_values: dict[str, str] | None = None  # module-level `X = call()` / `X = Y` ("None": an import's fallback): X -> source
 
     def lookup(self, scope: str) -> dict[str, str]:
         """Imports visible in `scope`: the module's, overridden by enclosing functions' own."""

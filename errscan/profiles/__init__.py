@@ -121,6 +121,7 @@ class Profile:
     report_command: str = ""  # prints the version and environment a bug report needs
     resets: tuple["Reset", ...] = ()  # settings the project overrides unless another one is set
     peer_values: tuple["PeerValue", ...] = ()  # values that are the settings of either of two instances
+    distributions: tuple[tuple[str, str], ...] = ()  # import root -> the name pip installs it by, when they differ
 
     def read_version(self, text: str) -> VersionInfo:
         """Version and commit from the version module's source, read as data (never imported)."""

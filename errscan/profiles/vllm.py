@@ -98,6 +98,9 @@ VLLM = Profile(
         PeerValue(r"remote_tp_size|\w+\.remote_tp_size", "--tensor-parallel-size", "the other instance"),
         PeerValue(r"self\.tp_size|local_tp_size", "--tensor-parallel-size", "this instance"),
     ),
+    # Optional imports of connectors (`try: from mooncake.engine import ...` / `except ImportError`), as pip
+    # installs them (vLLM's Mooncake, NIXL and LMCache usage guides; mooncake-transfer-engine is built for CUDA 12).
+    distributions=(("mooncake", "mooncake-transfer-engine"), ("nixl", "nixl"), ("lmcache", "lmcache")),
     # MambaModelConfig.verify_and_update_config (model_executor/models/config.py) sets
     # mamba_cache_mode to "none" when prefix caching is off, which hybrid models default to.
     resets=(Reset("--mamba-cache-mode", "none", (("--enable-prefix-caching", "true"),),

@@ -167,7 +167,7 @@ def error_context(catalog: Catalog, error: ErrorSite, related: list) -> dict[str
         "pin": pin,
         "firing": firing,
         "excerpt_html": highlighted_excerpt(error),
-        "check": checks.defensive_check(error, firing) if firing else None,
+        "check": checks.defensive_check(error, firing) if firing and error.kind != "log" else None,  # a log stops nothing
         # the code again only where the words do not already show it
         "condition_code": firing.code if firing and firing.code not in firing.words.replace("`", "") else None,
         "contributions": [(c, plain_words(c.condition)) for c in trigger.contributions] if trigger else [],

@@ -167,3 +167,29 @@ def test_a_setting_read_in_a_part_without_words_is_still_named(explained):
     assert "if the model does not use MLA attention" in layout.summary  # `not cfg.use_mla`: negated
     assert "It also depends on `VLLM_LAYOUT`" in layout.summary
     assert "It also depends" not in explained["StoreConnector does not support"].summary
+
+
+def test_an_optional_import_that_failed_is_a_package_to_install(explained):
+    missing = explained["Mooncake is not available"]
+    assert missing.kind == "environment"
+    assert "the package providing `mooncake` is not installed" in missing.summary
+    (fix,) = missing.fixes
+    assert "`pip install mooncake-transfer-engine`" in fix.text  # the profile's name for the `mooncake` import
+
+
+def test_a_failure_the_peer_reports_is_environment_with_what_to_check_there(explained):
+    pulled = explained["pulling kv_caches for {response.err_reqs} failed"]
+    assert pulled.kind == "environment"
+    assert "other instance's log" in pulled.fixes[0].text and "message carries the underlying error" in pulled.fixes[0].text
+    # where the class reads the peer's port from: the setting to check
+    assert [(f.setting, f.carrier) for f in pulled.fixes[1:]] == [("kv_connector_extra_config.side_port", "--kv-transfer-config")]
+
+
+def test_a_class_from_the_users_own_module_is_to_change_as_the_message_asks(explained):
+    own = explained["Connector {connector_cls.__name__} uses deprecated 2-argument constructor signature. External v1 KV connectors must accept kv_cache_config as the third constructor argument."]
+    assert own.kind == "usage"
+    assert "class of your own" in own.summary and "`kv_connector_module_path` in `--kv-transfer-config`" in own.summary
+    (fix,) = own.fixes
+    assert fix.setting == "kv_connector_module_path"
+    assert "must accept kv_cache_config as the third constructor argument" in fix.text
+    assert "No setting" not in own.summary and "StoreConnector" not in own.summary

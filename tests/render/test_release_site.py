@@ -166,4 +166,5 @@ def test_first_screens_of_the_seed_pages(page, release_site):
         page.goto((release_site / "errors" / record["id"] / "index.html").as_uri())
         fix_top = page.locator("#fix h2").bounding_box()["y"]
         assert fix_top < 800, name
-        screenshot(page, f"seed-{name}.png")
+        shot = screenshot(page, f"seed-{name}.png", full_page=False)  # the first screen, as the issue asks
+        assert shot.stat().st_size > 10_000 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name

@@ -8,7 +8,7 @@ import jsonschema
 import msgspec
 import pytest
 
-from errscan.model import SCHEMA_VERSION
+from errscan.model import SCHEMA_VERSION, Trigger
 from errscan.render.site import write_site
 from errscan.render.search import script_json
 from sitebuild import SECTIONS, Page, catalog, error_named, site, words  # noqa: F401 (fixtures)
@@ -385,3 +385,17 @@ def test_browse_groups_by_subsystem_with_counts(site, catalog):
         page = site / "browse" / Group("subsystem", name, ()).page_name(1)
         assert page.is_file() and all(f"{e.id}/index.html" in page.read_text() for e in catalog.errors if subsystem(e.path) == name)
     assert subsystem("pkg/sub/x/y.py") == "pkg/sub" and subsystem("pkg/x.py") == "pkg/x.py"
+
+
+def test_a_short_message_is_the_heading_once_and_a_log_gets_no_defensive_check(catalog, tmp_path):
+    """A condition that is a value the message shows appears once in the heading and once in the words."""
+    (error,) = [e for e in catalog.errors if e.message.startswith("too many blocks")]
+    trigger = Trigger(condition="len(block_ids)", conjuncts=("len(block_ids)",), raw_condition="len(block_ids)")
+    logged = msgspec.structs.replace(error, kind="log", level="error", exception="", trigger=trigger)
+    write_site(msgspec.structs.replace(catalog, errors=(logged,)), tmp_path / "site")
+    html = (tmp_path / "site" / "errors" / error.id / "index.html").read_text()
+    page = Page(html)
+    assert "<title>ERROR: too many blocks: …" in html  # the tab shows the message's own words
+    assert re.search(r'<h1 class="message">too many blocks: <span class="placeholder">\{len\(block_ids\)\}</span></h1>', html)
+    assert 'pre class="message"' not in html and "A defensive check" not in " ".join(page.text)
+    assert " ".join(page.outside_source().split()).count("len(block_ids)") == 2
