@@ -20,8 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from errscan.lookup.logs import LoggedError, find_errors
+from errscan.lookup.wrapped import seen_as
 from errscan.match import RULE_RANK, CompiledTemplate, MessageMatch, compile_template, score_message
-from errscan.model import Catalog, ErrorSite
+from errscan.model import Catalog, ErrorSite, Surface
 from errscan.scope import Scope
 
 MAX_ALTERNATIVES = 2
@@ -36,6 +37,7 @@ class Candidate:
     confident: bool
     message: str  # the reading of the logged message that matched ("" for a frame alone)
     framed: bool  # the traceback's innermost frame pins this site
+    through: Surface | None = None  # what the log showed in the error's place: its wrapper, a handler's log record
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,9 @@ class CatalogMatcher:
         # Errors no longer raised are looked up too (logs come from old releases as well); a
         # current error ranks first where the two fit alike.
         self.errors = catalog.errors + catalog.retired
+        # The origins as their wrappers show them (lookup/wrapped.py): a match stands for the origin.
+        self._through = {id(s.view): s for s in seen_as(self.errors)}
+        self.errors = self.errors + tuple(s.view for s in self._through.values())
         self._compiled: dict[str, CompiledTemplate] = {}
         for error in self.errors:
             if error.message not in self._compiled:
@@ -84,6 +89,7 @@ class CatalogMatcher:
             )
             scored.append((key, candidate))
         scored.sort(key=lambda pair: (tuple(-x for x in pair[0]), pair[1].error.path, pair[1].error.line))
+        scored = self._origins(scored)
         ranked = [candidate for _, candidate in scored[: 1 + MAX_ALTERNATIVES]]
         if len(scored) > 1 and scored[0][0] == scored[1][0]:  # two sites fit equally: no certainty
             ranked[0] = _unsure(ranked[0])
@@ -93,6 +99,19 @@ class CatalogMatcher:
                 ranked[0] = _unsure(ranked[0])
         ranked[1:] = [_unsure(c) for c in ranked[1:]]
         return Finding(logged, tuple(ranked))
+
+    def _origins(self, scored: list[tuple[tuple, Candidate]]) -> list[tuple[tuple, Candidate]]:
+        """A wrapper's view stands for its origin, with the wrapper named; each error once, at its best."""
+        kept: list[tuple[tuple, Candidate]] = []
+        seen: set[str] = set()
+        for key, candidate in scored:
+            through = self._through.get(id(candidate.error))
+            if through is not None:
+                candidate = Candidate(**{**candidate.__dict__, "error": through.origin, "through": through.surface})
+            if candidate.error.id not in seen:
+                seen.add(candidate.error.id)
+                kept.append((key, candidate))
+        return kept
 
     def _frame_sites(self, logged: LoggedError) -> tuple[set[str], bool, str | None]:
         """Ids the innermost frame pins; whether it lies outside the catalog's scope (a file of

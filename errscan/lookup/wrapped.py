@@ -1,0 +1,88 @@
+"""The messages an error shows through what wraps it, so that a pasted wrapper leads to the origin.
+
+An error another exception replaces (`raise MoRIIOError(f"Failed to register local memory: {e}")
+from e`) or a handler logs (`logger.error("Error processing request: %s", e)`) reaches the user
+inside the wrapper's message. Where the wrapper's template prints the caught exception itself
+(`{e}`, `{str(e)}`), the origin's template put in its place is the message the user sees; each
+such composed message is looked up like a catalogued one, at the wrapper's place (its file, line,
+exception or level), and a match stands for the origin, with the wrapper named. Search pages
+index the same composed messages (errscan/render/search.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import msgspec
+
+from errscan.match import split_template
+from errscan.model import ErrorSite, Surface
+
+_SHOWN = ("raised", "swallowed")  # nothing wraps the message there
+
+
+@dataclass(frozen=True)
+class SeenAs:
+    origin: ErrorSite
+    surface: Surface
+    view: ErrorSite  # the origin as the wrapper shows it: the wrapper's place and name, the composed message
+
+
+def seen_as(errors: tuple[ErrorSite, ...] | list[ErrorSite]) -> list[SeenAs]:
+    """Every composed message of `errors`' surfaces, each once per origin and wrapper."""
+    by_id = {e.id: e for e in errors}
+    found: list[SeenAs] = []
+    for origin in errors:
+        if not origin.message or origin.kind == "log":
+            continue
+        done: set[tuple[str | None, str]] = set()
+        for surface in origin.surfaces_as:
+            if surface.how in _SHOWN:
+                continue
+            logged = surface.how in ("logged", "response")
+            template = surface.log_message if surface.how == "response" else surface.message
+            composed = compose(template or "", _caught_name(surface.caught), origin.message)
+            key = (surface.id, composed or "")
+            if composed is None or key in done:
+                continue
+            done.add(key)
+            wrapper = by_id.get(surface.id or "")
+            place = wrapper or origin
+            view = msgspec.structs.replace(
+                origin,
+                message=composed,
+                kind="log" if logged else "raise",
+                level=surface.level if logged else None,
+                exception="" if logged else surface.exception,
+                path=place.path if wrapper else (surface.path or origin.path),
+                line=place.line if wrapper else (surface.line or origin.line),
+                end_line=place.end_line if wrapper else (surface.line or origin.end_line),
+                function=place.function if wrapper else (surface.function or origin.function),
+            )
+            found.append(SeenAs(origin, surface, view))
+    return found
+
+
+def compose(template: str, caught: str | None, inner: str) -> str | None:
+    """`template` with each placeholder that prints the caught exception (`{e}`, `{str(e)}`,
+    `{e!s}`) replaced by `inner`, the origin's template; None when none does."""
+    if not caught or not template:
+        return None
+    printed = {caught, f"str({caught})", f"{caught}!s"}
+    parts, replaced = [], False
+    for piece in split_template(template):
+        if piece.is_field and piece.text.strip() in printed:
+            parts.append(inner)
+            replaced = True
+        elif piece.is_field:
+            parts.append("{" + piece.text + "}")
+        else:
+            parts.append(piece.text.replace("{", "{{").replace("}", "}}"))  # no libcst import here
+    return "".join(parts) if replaced else None
+
+
+def _caught_name(clause: str | None) -> str | None:
+    """`except Exception as e` -> `e`."""
+    if not clause or " as " not in clause:
+        return None
+    return clause.rsplit(" as ", 1)[1].strip() or None

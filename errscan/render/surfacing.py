@@ -1,0 +1,81 @@
+"""What an error's page says first: what the user sees of it (`ErrorSite.surfaces_as`) in words.
+
+An error another exception replaces, a handler logs, or an error response carries never shows
+itself: the page leads with what does show ("you will see `MoRIIOError: ...` in the log, not this
+AssertionError") and says which handler makes it so. Sentences are plain text with `code` spans
+(rendered by the page's `inline_code` filter); links go to the catalogued sites the user sees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from errscan.model import ErrorSite, Surface
+
+
+@dataclass(frozen=True)
+class Seen:
+    text: str  # one sentence, with `code` spans
+    link: str | None  # the page of the site the user sees, relative to the site's root
+    final: bool
+
+
+def seen(error: ErrorSite) -> list[Seen]:
+    """The sentences, what the user ends up seeing first; [] when the error reaches the user as
+    itself on every way in (the page's message is then what is seen)."""
+    surfaces = error.surfaces_as
+    if not surfaces or all(s.how == "raised" for s in surfaces if s.final):
+        return []
+    total = max((i for s in surfaces for i in s.chains), default=-1) + 1
+    found = [Seen(_sentence(error, s, total), _link(s), True) for s in surfaces if s.final]
+    found += [Seen(_step(s), _link(s), False) for s in surfaces if not s.final]
+    return found
+
+
+def _sentence(error: ErrorSite, surface: Surface, total: int) -> str:
+    way = f"On {len(surface.chains)} of its {total} ways in, " if surface.chains and total > 1 else ""
+    label = error.label
+    where = f"`{_file(surface.path)}:{surface.caught_line}`"
+    by = f"`{surface.caught}` at {where} in `{surface.function}`"
+    if surface.how == "raised":
+        return f"{way}it reaches you as this {label} itself."
+    if surface.how == "reraised":
+        return (f"{_cap(way)}you will see `{_shown(surface.exception, surface.message)}` in the log, not this {label}: "
+                f"{by} catches it and raises `{surface.exception}` in its place (line {surface.line}).")
+    if surface.how == "logged":
+        return (f"{_cap(way)}you will see a {(surface.level or '').upper()} log record `{surface.message}` "
+                f"(written at `{_file(surface.path)}:{surface.line}`), not this {label}: {by} catches it and logs it; "
+                f"the program goes on.")
+    logged = f", logs `{(surface.level or '').upper()} {surface.log_message}`" if surface.log_message else ""
+    if surface.how == "http":
+        status = f"HTTP {surface.status}" if surface.status is not None else "an HTTP error"
+        text = f" with `{_shown(surface.exception, surface.message)}`" if surface.message else ""
+        return (f"{_cap(way)}a client sees {status}{text}, not this {label}: {by} catches it{logged} "
+                f"and answers with that status (line {surface.line}).")
+    if surface.how == "response":
+        return (f"{_cap(way)}it is not raised to you: {by} catches it{logged} and sends an error response "
+                f"(`{surface.response}`, line {surface.line}) to the peer or client that asked, with the message in it.")
+    return f"{_cap(way)}nothing shows it: {by} catches it and goes on without raising or logging it."
+
+
+def _step(surface: Surface) -> str:
+    where = f"`{_file(surface.path)}:{surface.line}`"
+    if surface.how == "logged":
+        return f"On the way out it is logged at {(surface.level or '').upper()}: `{surface.message}` ({where}), then raised again."
+    return f"On the way out it is raised again as `{_shown(surface.exception, surface.message)}` ({where})."
+
+
+def _shown(exception: str, message: str) -> str:
+    return f"{exception.rsplit('.', 1)[-1]}: {message}" if message else exception.rsplit(".", 1)[-1]
+
+
+def _link(surface: Surface) -> str | None:
+    return f"errors/{surface.id}/index.html" if surface.id else None
+
+
+def _file(path: str | None) -> str:
+    return (path or "").rsplit("/", 1)[-1]
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else ""
