@@ -33,7 +33,7 @@ def seen_as(errors: tuple[ErrorSite, ...] | list[ErrorSite]) -> list[SeenAs]:
     by_id = {e.id: e for e in errors}
     found: list[SeenAs] = []
     for origin in errors:
-        if not origin.message or origin.kind == "log":
+        if origin.kind == "log" or not _has_text(origin.message):
             continue
         done: set[tuple[str | None, str]] = set()
         for surface in origin.surfaces_as:
@@ -41,7 +41,7 @@ def seen_as(errors: tuple[ErrorSite, ...] | list[ErrorSite]) -> list[SeenAs]:
                 continue
             logged = surface.how in ("logged", "response")
             template = surface.log_message if surface.how == "response" else surface.message
-            composed = compose(template or "", _caught_name(surface.caught), origin.message)
+            composed = compose(template or "", caught_name(surface.caught), origin.message)
             key = (surface.id, composed or "")
             if composed is None or key in done:
                 continue
@@ -81,7 +81,12 @@ def compose(template: str, caught: str | None, inner: str) -> str | None:
     return "".join(parts) if replaced else None
 
 
-def _caught_name(clause: str | None) -> str | None:
+def _has_text(template: str) -> bool:
+    """Whether a template has literal text: one that is all placeholders adds nothing to tell by."""
+    return any(not piece.is_field and piece.text.strip(" :.,;-") for piece in split_template(template))
+
+
+def caught_name(clause: str | None) -> str | None:
     """`except Exception as e` -> `e`."""
     if not clause or " as " not in clause:
         return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from errscan.lookup.wrapped import compose, caught_name
 from errscan.model import ErrorSite, Surface
 
 
@@ -27,42 +28,53 @@ def seen(error: ErrorSite) -> list[Seen]:
     if not surfaces or all(s.how == "raised" for s in surfaces if s.final):
         return []
     total = max((i for s in surfaces for i in s.chains), default=-1) + 1
-    found = [Seen(_sentence(error, s, total), _link(s), True) for s in surfaces if s.final]
+    found = [Seen(_cap(_sentence(error, s, total)), _link(s), True) for s in surfaces if s.final]
     found += [Seen(_step(s), _link(s), False) for s in surfaces if not s.final]
     return found
 
 
 def _sentence(error: ErrorSite, surface: Surface, total: int) -> str:
-    way = f"On {len(surface.chains)} of its {total} ways in, " if surface.chains and total > 1 else ""
+    way = f"on {len(surface.chains)} of its {total} ways in, " if surface.chains and total > 1 else ""
     label = error.label
+    caught = caught_name(surface.caught)
+    message = compose(surface.message, caught, error.message) or surface.message
+    log_message = compose(surface.log_message or "", caught, error.message) or surface.log_message
     where = f"`{_file(surface.path)}:{surface.caught_line}`"
     by = f"`{surface.caught}` at {where} in `{surface.function}`"
     if surface.how == "raised":
         return f"{way}it reaches you as this {label} itself."
     if surface.how == "reraised":
-        return (f"{_cap(way)}you will see `{_shown(surface.exception, surface.message)}` in the log, not this {label}: "
+        return (f"{way}you will see `{_shown(surface.exception, message)}` in the log, not this {label}: "
                 f"{by} catches it and raises `{surface.exception}` in its place (line {surface.line}).")
     if surface.how == "logged":
-        return (f"{_cap(way)}you will see a {(surface.level or '').upper()} log record `{surface.message}` "
+        return (f"{way}you will see {_record(surface.level)} `{message}` "
                 f"(written at `{_file(surface.path)}:{surface.line}`), not this {label}: {by} catches it and logs it; "
                 f"the program goes on.")
-    logged = f", logs `{(surface.level or '').upper()} {surface.log_message}`" if surface.log_message else ""
+    logged = f", logs {_record(surface.level)} `{log_message}`" if log_message else ""
     if surface.how == "http":
         status = f"HTTP {surface.status}" if surface.status is not None else "an HTTP error"
-        text = f" with `{_shown(surface.exception, surface.message)}`" if surface.message else ""
-        return (f"{_cap(way)}a client sees {status}{text}, not this {label}: {by} catches it{logged} "
+        text = f" with `{_shown(surface.exception, message)}`" if message else ""
+        return (f"{way}a client sees {status}{text}, not this {label}: {by} catches it{logged} "
                 f"and answers with that status (line {surface.line}).")
     if surface.how == "response":
-        return (f"{_cap(way)}it is not raised to you: {by} catches it{logged} and sends an error response "
+        return (f"{way}it is not raised to you: {by} catches it{logged} and sends an error response "
                 f"(`{surface.response}`, line {surface.line}) to the peer or client that asked, with the message in it.")
-    return f"{_cap(way)}nothing shows it: {by} catches it and goes on without raising or logging it."
+    return f"{way}nothing shows it: {by} catches it and goes on without raising or logging it."
 
 
 def _step(surface: Surface) -> str:
     where = f"`{_file(surface.path)}:{surface.line}`"
     if surface.how == "logged":
-        return f"On the way out it is logged at {(surface.level or '').upper()}: `{surface.message}` ({where}), then raised again."
+        return f"On the way out it is logged as {_record(surface.level)} `{surface.message}` ({where}), then raised again."
     return f"On the way out it is raised again as `{_shown(surface.exception, surface.message)}` ({where})."
+
+
+def _record(level: str | None) -> str:
+    """`logger.exception` writes an ERROR record followed by the traceback."""
+    if level == "exception":
+        return "an ERROR log record (with the traceback)"
+    name = (level or "").upper()
+    return f"{'an' if name[:1] in 'AEIOU' else 'a'} {name} log record"
 
 
 def _shown(exception: str, message: str) -> str:

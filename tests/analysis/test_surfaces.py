@@ -1,23 +1,11 @@
 """What reaches the user of an error (errscan/analysis/surfaces.py), on tests/fixtures/surfaces."""
 
-import dataclasses
-
 import pytest
-
-from conftest import FIXTURES
 
 
 @pytest.fixture(scope="module")
-def by_place():
-    from errscan.profiles.vllm import VLLM
-    from errscan.runtime.runner import ScanOptions, scan
-    from errscan.scope import Scope
-    from errscan.sources.folder import FolderSource
-
-    profile = dataclasses.replace(
-        VLLM, name="app", package="app", plugin_package="app.none", error_responses=("ErrorReply",), http_errors=("HTTPException",))
-    catalog = scan(FolderSource(FIXTURES / "surfaces", profile), ScanOptions(repo="o/r", scope=Scope(("app/**",)), jobs=1, profile=profile))
-    return {(e.path.rsplit("/", 1)[1], e.line): e for e in catalog.errors}
+def by_place(surfaces_catalog):
+    return {(e.path.rsplit("/", 1)[1], e.line): e for e in surfaces_catalog.errors}
 
 
 def finals(error):
