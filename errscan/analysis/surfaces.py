@@ -223,7 +223,7 @@ class SurfaceFinder:
                     )], held, None
                 if log is None:
                     log = self._helper_log(func, action.line)
-            elif action.kind == "exit":
+            elif action.kind == "exit" and not action.conditional:  # `if retry: continue` may not end it
                 break
         if log is not None:
             return [_logged(log, common)], held, None

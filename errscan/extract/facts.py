@@ -118,6 +118,7 @@ class HandlerAction:
     message: str | None = None  # raise, log: the source of the message argument
     args: tuple[str, ...] = ()  # log: the sources of the further (`%`-style) arguments
     status: int | None = None  # an integer `status_code=` / `status=` / first argument: an HTTP status
+    conditional: bool = False  # inside an `if`, a loop, a `with` or a `try` of the handler: it may not run
 
 
 @dataclass(frozen=True)

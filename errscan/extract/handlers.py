@@ -36,11 +36,11 @@ def _handler(handler: ast.ExceptHandler, logs: LogCalls) -> HandlerFact:
     else:
         types = tuple(d for d in (dotted(handler.type),) if d)
     actions: list[HandlerAction] = []
-    _read(handler.body, handler.name, logs, actions)
+    _read(handler.body, handler.name, logs, actions, False)
     return HandlerFact(types, handler.name, handler.lineno, handler.end_lineno or handler.lineno, tuple(actions))
 
 
-def _read(body: list[ast.stmt], caught: str | None, logs: LogCalls, actions: list[HandlerAction]) -> None:
+def _read(body: list[ast.stmt], caught: str | None, logs: LogCalls, actions: list[HandlerAction], conditional: bool) -> None:
     for stmt in body:
         if isinstance(stmt, _SCOPES):
             continue
@@ -48,10 +48,10 @@ def _read(body: list[ast.stmt], caught: str | None, logs: LogCalls, actions: lis
             _raise(stmt, caught, actions)
         elif isinstance(stmt, (ast.Return, ast.Pass, ast.Continue, ast.Break)):
             _calls(stmt, logs, actions)
-            actions.append(HandlerAction("exit", stmt.lineno))
+            actions.append(HandlerAction("exit", stmt.lineno, conditional=conditional))
         elif isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.Match)):
             for block in child_blocks(stmt):
-                _read(block, caught, logs, actions)
+                _read(block, caught, logs, actions, True)
         else:
             _calls(stmt, logs, actions)
 

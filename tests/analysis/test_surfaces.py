@@ -52,3 +52,8 @@ def test_an_executor_future_surfaces_where_its_result_is_read(by_place):
     assert by_how["swallowed"].function == "Worker.start_eager"
     # Each holds on its own chain.
     assert len(logged.chains) == 1 and logged.chains != by_how["swallowed"].chains
+
+
+def test_a_conditional_exit_in_a_handler_does_not_hide_the_raise_after_it(by_place):
+    (seen,) = by_place[("retried.py", 7)].surfaces_as
+    assert (seen.how, seen.exception, seen.message) == ("reraised", "RuntimeError", "gave up after {tries} tries: {e}")
