@@ -29,38 +29,54 @@ class SeenAs:
 
 
 def seen_as(errors: tuple[ErrorSite, ...] | list[ErrorSite]) -> list[SeenAs]:
-    """Every composed message of `errors`' surfaces, each once per origin and wrapper."""
+    """Every composed message of `errors`' surfaces, each once per origin and wrapper: the wrapper's
+    message (a re-raise, an HTTP error, a log record), and the record a handler logs on the way."""
     by_id = {e.id: e for e in errors}
     found: list[SeenAs] = []
     for origin in errors:
         if origin.kind == "log" or not _has_text(origin.message):
             continue
-        done: set[tuple[str | None, str]] = set()
+        done: set[tuple[str, str, int | None]] = set()
         for surface in origin.surfaces_as:
             if surface.how in _SHOWN:
                 continue
-            logged = surface.how in ("logged", "response")
-            template = surface.log_message if surface.how == "response" else surface.message
-            composed = compose(template or "", caught_name(surface.caught), origin.message)
-            key = (surface.id, composed or "")
-            if composed is None or key in done:
-                continue
-            done.add(key)
-            wrapper = by_id.get(surface.id or "")
-            place = wrapper or origin
-            view = msgspec.structs.replace(
-                origin,
-                message=composed,
-                kind="log" if logged else "raise",
-                level=surface.level if logged else None,
-                exception="" if logged else surface.exception,
-                path=place.path if wrapper else (surface.path or origin.path),
-                line=place.line if wrapper else (surface.line or origin.line),
-                end_line=place.end_line if wrapper else (surface.line or origin.end_line),
-                function=place.function if wrapper else (surface.function or origin.function),
-            )
-            found.append(SeenAs(origin, surface, view))
+            caught = caught_name(surface.caught)
+            for template, logged in _shown_templates(surface):
+                composed = compose(template, caught, origin.message)
+                line = surface.log_line if logged and surface.how != "logged" else surface.line
+                key = (composed or "", surface.path or "", line)
+                if composed is None or key in done:
+                    continue
+                done.add(key)
+                found.append(SeenAs(origin, surface, _view(origin, surface, composed, logged, line, by_id)))
     return found
+
+
+def _shown_templates(surface: Surface) -> list[tuple[str, bool]]:
+    """(template, whether it is a log record) of what the user may see of a surface."""
+    shown = []
+    if surface.message:
+        shown.append((surface.message, surface.how == "logged"))
+    if surface.log_message and surface.how != "logged":
+        shown.append((surface.log_message, True))
+    return shown
+
+
+def _view(origin: ErrorSite, surface: Surface, composed: str, logged: bool, line: int | None, by_id: dict) -> ErrorSite:
+    """The origin at the place the composed message is written: the catalogued site there, if any."""
+    site = by_id.get(surface.id or "")
+    place = site if site is not None and site.line == line else None
+    return msgspec.structs.replace(
+        origin,
+        message=composed,
+        kind="log" if logged else "raise",
+        level=surface.level if logged else None,
+        exception="" if logged else surface.exception,
+        path=place.path if place else (surface.path or origin.path),
+        line=place.line if place else (line or origin.line),
+        end_line=place.end_line if place else (line or origin.end_line),
+        function=place.function if place else (surface.function or origin.function),
+    )
 
 
 def compose(template: str, caught: str | None, inner: str) -> str | None:

@@ -39,18 +39,18 @@ def _sentence(error: ErrorSite, surface: Surface, total: int) -> str:
     caught = caught_name(surface.caught)
     message = compose(surface.message, caught, error.message) or surface.message
     log_message = compose(surface.log_message or "", caught, error.message) or surface.log_message
+    logged = f", logs {_record(surface.level)} `{log_message}`" if log_message else ""
     where = f"`{_file(surface.path)}:{surface.caught_line}`"
     by = f"`{surface.caught}` at {where} in `{surface.function}`"
     if surface.how == "raised":
         return f"{way}it reaches you as this {label} itself."
     if surface.how == "reraised":
         return (f"{way}you will see `{_shown(surface.exception, message)}` in the log, not this {label}: "
-                f"{by} catches it and raises `{surface.exception}` in its place (line {surface.line}).")
+                f"{by} catches it{logged} and raises `{surface.exception}` in its place (line {surface.line}).")
     if surface.how == "logged":
         return (f"{way}you will see {_record(surface.level)} `{message}` "
                 f"(written at `{_file(surface.path)}:{surface.line}`), not this {label}: {by} catches it and logs it; "
                 f"the program goes on.")
-    logged = f", logs {_record(surface.level)} `{log_message}`" if log_message else ""
     if surface.how == "http":
         status = f"HTTP {surface.status}" if surface.status is not None else "an HTTP error"
         text = f" with `{_shown(surface.exception, message)}`" if message else ""

@@ -60,3 +60,11 @@ def test_compose_puts_the_origin_where_the_caught_exception_is_printed():
     assert compose("Failed {{x}}: {str(err)}", "err", "boom") == "Failed {{x}}: boom"
     assert compose("Failed: {other}", "e", "boom") is None
     assert compose("Failed: {e}", None, "boom") is None
+
+
+def test_the_record_logged_before_a_re_raise_and_the_wrapper_both_lead_to_the_origin(surfaces_catalog):
+    expected = origin(surfaces_catalog, "logged_then_wrapped.py", 10)
+    found = best("ERROR 11-02 10:01:02 [logged_then_wrapped.py:17] Bad frame: empty frame from peer b''", surfaces_catalog)
+    assert found.error.id == expected.id and (found.through.how, found.through.log_line) == ("reraised", 17)
+    found = best("app.errors.PeerError: listener stopped: empty frame from peer b''", surfaces_catalog)
+    assert found.error.id == expected.id and found.through.exception == "PeerError"

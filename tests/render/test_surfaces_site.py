@@ -61,3 +61,8 @@ def test_the_search_page_finds_the_origin_of_a_wrapper_message(page, surfaces_si
     first = page.locator("#search-results li").first.inner_text()
     assert "seen as EngineError written at rewrapped.py:13" in first and "AssertionError: register returned None" in first
     assert search_results(page).count(f"../errors/{error.id}/index.html") == 1
+
+
+def test_a_log_before_the_re_raise_is_named(surfaces_site, surfaces_catalog):
+    text = seen_text(surfaces_site, error_at(surfaces_catalog, "logged_then_wrapped.py", 10))
+    assert "catches it, logs an ERROR log record Bad frame: empty frame from peer {frame!r} and raises PeerError in its place" in text
