@@ -79,11 +79,22 @@ class SurfaceFinder:
                 scope = "" if site.function == "<module>" else site.function
                 self.logs.setdefault(function_node(modules[site.path], scope), site)
         self._trees: dict[str | None, frozenset[str]] = {}
+        self._found: dict[tuple, tuple[Surface, ...]] = {}
 
     def find(self, error: ErrorSite, node: str, chains: tuple[FoundChain, ...]) -> tuple[Surface, ...]:
         """Per chain what reaches the user; the same outcome on several chains is one `Surface`."""
         if error.kind == "log":
             return ()
+        # Sites of one function raising one class, met by the same handler first (or none), go
+        # the same ways out: their surfaces are found once (whole packages have thousands).
+        first = self._handler(node, error.line, _Held(error.exception, self._tree(error.exception_qualname)))
+        key = (node, error.exception, error.exception_qualname, id(first[1]) if first else None, id(chains))
+        known = self._found.get(key)
+        if known is None:
+            known = self._found[key] = self._surfaces(error, node, chains)
+        return known
+
+    def _surfaces(self, error: ErrorSite, node: str, chains: tuple[FoundChain, ...]) -> tuple[Surface, ...]:
         routes = [self._route(error, node, chain) for chain in chains] if chains else [self._route(error, node, None)]
         merged: dict[Surface, list[int]] = {}
         for index, route in enumerate(routes):
