@@ -80,6 +80,7 @@ class SurfaceFinder:
                 self.logs.setdefault(function_node(modules[site.path], scope), site)
         self._trees: dict[str | None, frozenset[str]] = {}
         self._found: dict[tuple, tuple[Surface, ...]] = {}
+        self._caught: dict[int, frozenset[str]] = {}  # id of a handler (kept alive by the facts) -> its classes
 
     def find(self, error: ErrorSite, node: str, chains: tuple[FoundChain, ...]) -> tuple[Surface, ...]:
         """Per chain what reaches the user; the same outcome on several chains is one `Surface`."""
@@ -168,12 +169,12 @@ class SurfaceFinder:
     def _catches(self, handler: HandlerFact, scope: str, module: ModuleFacts, held: _Held) -> bool:
         if not handler.types:
             return True
-        visible = module.lookup(scope)
-        for written in handler.types:
-            found = qualify(written, visible, module.module, module.local_defs)
-            if found is not None and self.graph.index.canonical(found) in held.tree:
-                return True
-        return False
+        caught = self._caught.get(id(handler))
+        if caught is None:  # the handler's classes, qualified once
+            visible = module.lookup(scope)
+            found = (qualify(written, visible, module.module, module.local_defs) for written in handler.types)
+            caught = self._caught[id(handler)] = frozenset(self.graph.index.canonical(q) for q in found if q is not None)
+        return not caught.isdisjoint(held.tree)
 
     def _tree(self, qualname: str | None) -> frozenset[str]:
         """The class and every base, builtins' own bases included; a class whose root lies outside
