@@ -123,6 +123,23 @@ def analysis_catalog():
 
 
 @pytest.fixture(scope="session")
+def surfaces_catalog():
+    """A scan of tests/fixtures/surfaces: one way a raised error is wrapped, logged, answered or
+    swallowed a file, under a profile that names its error response and HTTP exception."""
+    import dataclasses
+
+    from errscan.profiles.vllm import VLLM
+    from errscan.runtime.runner import ScanOptions, scan
+    from errscan.scope import Scope
+    from errscan.sources.folder import FolderSource
+
+    profile = dataclasses.replace(
+        VLLM, name="app", package="app", plugin_package="app.none", error_responses=("ErrorReply",), http_errors=("HTTPException",))
+    source = FolderSource(FIXTURES / "surfaces", profile)
+    return scan(source, ScanOptions(repo="o/r", scope=Scope(("app/**",)), jobs=1, profile=profile))
+
+
+@pytest.fixture(scope="session")
 def by_function(analysis_catalog):
     return {e.function: e for e in analysis_catalog.errors}
 

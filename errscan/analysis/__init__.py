@@ -12,7 +12,6 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-import libcst as cst
 import msgspec
 
 from errscan.analysis.chains import Reach, conjoin, reach
@@ -23,10 +22,10 @@ from errscan.analysis.knobs import KnobCatalog, flags_in_message, knobs_in
 from errscan.analysis.plain import plain_words
 from errscan.analysis.related import related_errors
 from errscan.analysis.solutions import solutions
+from errscan.analysis.surfaces import SurfaceFinder, message_template
 from errscan.extract.conditions import Condition, Term, conjuncts, make_term, negate, parse_expression, render
 from errscan.extract.facts import ModuleFacts
 from errscan.extract.sites import RawSite
-from errscan.extract.templates import TemplateBuilder
 from errscan.graph.calls import CallGraph, function_node
 from errscan.model import Chain, ChainStep, Contribution, ErrorSite, Knob, Trigger
 from errscan.profiles import Profile
@@ -49,6 +48,7 @@ def analyze(
     explainer = Explainer(catalog, profile)
     helpers = HelperSettings(graph, catalog, profile)
     reads = _attribute_reads(graph)
+    finder = SurfaceFinder(graph, profile, [error for error, _, _ in sites])
     per_function: dict[str, tuple[Reach, dict[str, list[Source]]]] = {}  # many sites share a function
     analyzed: list[ErrorSite] = []
     for error, raw, module in sites:
@@ -58,7 +58,7 @@ def analyze(
         found, settings = per_function[node]
         terms, contributions = _site_terms(raw, module)
         trigger = _trigger(error, raw, module, terms, contributions, found, helpers, len({p.name for p in plugins}), settings)
-        with_trigger = msgspec.structs.replace(error, trigger=trigger)
+        with_trigger = msgspec.structs.replace(error, trigger=trigger, surfaces_as=finder.find(error, node, found.chains))
         explanation = explainer.explain(with_trigger, terms, contributions, found, _codes(settings, helpers), module)
         if explanation.kind == "usage" and explanation.fixes and profile.plugin_module_setting and \
                 explanation.fixes[0].setting.endswith(profile.plugin_module_setting):
@@ -151,11 +151,7 @@ def _accumulated(raw: RawSite, module: ModuleFacts) -> tuple[Condition, list[tup
 
 
 def _template(source: str) -> str:
-    try:
-        expression = cst.parse_expression(source)
-    except cst.ParserSyntaxError:
-        return "{" + source + "}"
-    return TemplateBuilder(cst.Module(body=[]), lambda name: None).render(expression).text
+    return message_template(source)
 
 
 @dataclass(frozen=True)

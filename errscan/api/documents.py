@@ -92,6 +92,7 @@ class MatcherEntry(NamedTuple):
     removed_since: str | None
     message: str
     literal_chars: int
+    surface: int  # -1, or the origin's `surfaces_as` position whose wrapper shows this message
 
 
 class MatcherDocument(Record, kw_only=True):
@@ -125,11 +126,15 @@ class MatcherDocument(Record, kw_only=True):
     leads: tuple[str, ...]
     word_counts: tuple[int, ...]
     words: dict[str, tuple[int, ...]]
+    # -1 for a catalogued error; else the entry is an origin as a wrapper shows it (its id is the
+    # origin's, errscan/lookup/wrapped.py), and this is the position of that wrapper in `surfaces_as`
+    surfaces: tuple[int, ...] = ()
 
     def entry(self, i: int) -> MatcherEntry:
         return MatcherEntry(
             self.ids[i], self.kinds[i], self.levels[i], self.exceptions[i], self.files[self.file_of[i]], self.lines[i],
             self.end_lines[i], self.functions[i], self.removed_since[i], self.messages[i], self.literal_chars[i],
+            self.surfaces[i],
         )
 
 
@@ -186,7 +191,12 @@ def alias_document(catalog: Catalog, alias: str) -> AliasDocument:
 
 
 def matcher_document(catalog: Catalog) -> MatcherDocument:
-    errors = catalog.errors + catalog.retired
+    from errscan.lookup.wrapped import seen_as
+
+    catalogued = catalog.errors + catalog.retired
+    views = seen_as(catalogued)
+    errors = catalogued + tuple(v.view for v in views)
+    surfaces = (-1,) * len(catalogued) + tuple(v.origin.surfaces_as.index(v.surface) for v in views)
     compiled = {e.message: compile_template(e.message) for e in errors}
     keys = [compiled[e.message] for e in errors]
     files = sorted({e.path for e in errors})
@@ -215,4 +225,5 @@ def matcher_document(catalog: Catalog) -> MatcherDocument:
         leads=tuple(k.lead for k in keys),
         word_counts=tuple(len(k.words) for k in keys),
         words={word: tuple(found) for word, found in postings.items()},
+        surfaces=surfaces,
     )

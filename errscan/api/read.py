@@ -72,7 +72,7 @@ def _check_matcher(document: MatcherDocument) -> None:
     its file and error numbers point inside its lists: anything else is a damaged site."""
     count = len(document.ids)
     columns = ("kinds", "levels", "exceptions", "file_of", "lines", "end_lines", "functions", "removed_since",
-               "messages", "literal_chars", "anchors", "leads", "word_counts")
+               "messages", "literal_chars", "anchors", "leads", "word_counts", "surfaces")
     short = [name for name in columns if len(getattr(document, name)) != count]
     if short:
         raise ValueError(f"{', '.join(short)} not as long as ids")

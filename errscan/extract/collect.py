@@ -17,8 +17,9 @@ from errscan.extract.conditions import (
 )
 from errscan.extract.facts import (
     AppendFact, AttributeDefault, AttributeRead, AttributeType, CallFact, ClassFact, FieldFact, FunctionFact, ModuleFacts,
-    ReturnFact, StatementPosition,
+    ReturnFact, StatementPosition, TryFact,
 )
+from errscan.extract.handlers import try_fact
 from errscan.extract.logcalls import GENERIC, LogCalls
 from errscan.extract.names import ScopeStack, resolve_relative
 
@@ -68,6 +69,7 @@ class FactCollector:
         self.attribute_defaults: list[AttributeDefault] = []
         self.local_values: dict[tuple[str, str], list[str]] = {}  # (function scope, local) -> what it was assigned
         self.statements: list[StatementPosition] = []
+        self.tries: list[TryFact] = []
         self.module_values: dict[str, str] = {}
         self.frame = _Frame("", frozenset(), frozenset(), {}, {})
         self.class_stack: list[str] = []
@@ -97,6 +99,7 @@ class FactCollector:
             attribute_reads=tuple(self.attribute_reads),
             attribute_defaults=tuple(self.attribute_defaults),
             module_values=self.module_values,
+            tries=tuple(self.tries),
         )
 
     def qualify_scope(self, scope: str) -> str:
@@ -149,6 +152,9 @@ class FactCollector:
             if stmt.orelse:
                 self.block(stmt.orelse, terms, env, partial + (f"line {stmt.lineno}: while-else",))
         elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            found = try_fact(stmt, self.frame.scope, self.logs)
+            if found is not None:
+                self.tries.append(found)
             self.block(stmt.body, terms, env, partial)
             guarded = guarded_description(stmt.body)
             for handler in stmt.handlers:

@@ -36,6 +36,7 @@ def as_records(findings: list[Finding]) -> list[dict[str, Any]]:
                     "url": error.url,
                     "page": page_path(error),
                     "removed_since": error.removed_since,
+                    "through": _through(candidate),
                     "summary": error.explanation.summary if error.explanation else None,
                     "causes": [
                         {"part": c.part, "shown": c.shown, "fixes": [f.text for f in c.fixes]}
@@ -88,6 +89,8 @@ def as_text(findings: list[Finding], site_prefix: str = "") -> str:
             f"  at {error.path}:{error.line} in {error.function}",
             f"  {error.url}",
         ]
+        if best.through is not None:
+            lines.append(f"  {_seen_through(best.through)}")
         if error.removed_since:
             lines.append(f"  no longer raised since {error.removed_since}")
         if site_prefix is not None:  # a page exists only where a site was built
@@ -120,6 +123,27 @@ def _catch_all_line(finding: Finding) -> list[str]:
         f"  or any of {len(found)} catch-all error{'' if len(found) == 1 else 's'} (message is a value alone, like {{msg}}): "
         f"{label(first.exception, first.level)} at {first.path}:{first.line}{more}"
     ]
+
+
+def _through(candidate: Candidate) -> dict[str, Any] | None:
+    surface = candidate.through
+    if surface is None:
+        return None
+    return {"how": surface.how, "exception": surface.exception, "level": surface.level, "path": surface.path,
+            "line": surface.line, "id": surface.id, "caught": surface.caught, "caught_line": surface.caught_line}
+
+
+def _seen_through(surface) -> str:
+    """The wrapper the log showed, named: the origin above is where the error starts."""
+    at = f"{surface.path}:{surface.line}"
+    if surface.how == "reraised":
+        return f"shown as {surface.exception}: `{surface.caught}` re-raises it at {at}"
+    if surface.how == "http":
+        return f"shown as HTTP {surface.status} ({surface.exception}): `{surface.caught}` answers with it at {at}"
+    if surface.how == "response":
+        return (f"shown as the {(surface.level or '').upper()} record `{surface.caught}` logs at {surface.path}:{surface.log_line} "
+                f"before it sends an error response ({surface.response}) at line {surface.line}")
+    return f"shown as the {(surface.level or '').upper()} record `{surface.caught}` logs at {at}"
 
 
 def _without_part(text: str) -> str:

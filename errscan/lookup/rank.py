@@ -45,6 +45,7 @@ class Candidate:
     confident: bool
     message: str  # the reading of the logged message that matched ("" for a frame alone)
     framed: bool  # the traceback's innermost frame pins this site
+    through: Surface | None = None  # what the log showed in the error's place: its wrapper, a handler's log record
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,8 @@ class CatalogMatcher:
     @property
     def count(self) -> int:
         """How many errors are still raised."""
-        return self.matcher.removed_since.count(None)
+        m = self.matcher
+        return sum(since is None and surface < 0 for since, surface in zip(m.removed_since, m.surfaces))
 
     def find(self, logged: LoggedError) -> Finding:
         m = self.matcher
@@ -97,11 +99,14 @@ class CatalogMatcher:
             key = (is_framed, RULE_RANK[match.rule] if match else 0, _agrees(logged, entry), match.score if match else 0.0, not entry.removed_since)
             scored.append((key, entry, match))
         scored.sort(key=lambda item: (tuple(-x for x in item[0]), item[1].path, item[1].line))
+        scored = _origins(scored)
         ranked = []
         for key, entry, match in scored[: 1 + MAX_ALTERNATIVES]:
             elsewhere = raised_outside or (frame_path is not None and entry.path != frame_path)
+            error = self._read(entry.id)
             ranked.append(Candidate(
-                error=self._read(entry.id),
+                error=error,
+                through=error.surfaces_as[entry.surface] if entry.surface >= 0 else None,
                 rule=match.rule if match else "frame",
                 score=match.score if match else 1.0,
                 bindings=match.bindings if match else {},
@@ -221,6 +226,18 @@ _RECORD_LEVEL = {"exception": "error"}  # `logger.exception` writes an ERROR rec
 
 def _short(name: str) -> str:
     return name.rsplit(".", 1)[-1]
+
+
+def _origins(scored: list[tuple[tuple, MatcherEntry, "_Reading | None"]]) -> list[tuple[tuple, MatcherEntry, "_Reading | None"]]:
+    """A wrapper's view (errscan/lookup/wrapped.py) stands for its origin, which shares its id: each
+    error once, at its best."""
+    seen: set[str] = set()
+    kept = []
+    for item in scored:
+        if item[1].id not in seen:
+            seen.add(item[1].id)
+            kept.append(item)
+    return kept
 
 
 def lookup(text: str, catalog: Catalog | CatalogMatcher) -> list[Finding]:

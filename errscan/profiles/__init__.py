@@ -113,6 +113,11 @@ class Profile:
     plugin_settings: tuple[PluginSettings, ...] = ()
     vocabulary: tuple[Phrase, ...] = ()
     environment_exceptions: tuple[str, ...] = ()  # the project's exceptions about peers, devices, files
+    # What a handler builds to answer a peer or client with an error (a class or function name, the
+    # last part of the dotted callee): the exception then surfaces as that response.
+    error_responses: tuple[str, ...] = ()
+    # Exceptions and responses that carry an HTTP status (`HTTPException(status_code=500, ...)`).
+    http_errors: tuple[str, ...] = ()
     title: str = ""  # the project as users name it, e.g. "vLLM"
     launch_command: str = ""  # how a user starts the program, e.g. "vllm serve MODEL"
     plugin_setting: str = ""  # the JSON config field that names the plugin, e.g. "kv_connector"

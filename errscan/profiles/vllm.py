@@ -84,6 +84,12 @@ VLLM = Profile(
         PluginSettings("LMCache", r"(?:self\.)?_?lmcache_config\.([a-z_][a-z0-9_]*)", "lmcache.", "LMCACHE_", "LMCACHE_CONFIG_FILE"),
     ),
     environment_exceptions=("HandshakeError", "TransferError", "MoRIIOError"),
+    # Mooncake's prefill side answers the decode instance's transfer request with
+    # `MooncakeXferResponse(status=ERROR, err_msg=...)`; the OpenAI server answers with `ErrorResponse`
+    # (built by `create_error_response`).
+    error_responses=("MooncakeXferResponse", "ErrorResponse", "create_error_response", "AnthropicErrorResponse"),
+    # FastAPI's and aiohttp's ways to answer with a status: the metadata servers and the API server.
+    http_errors=("HTTPException", "JSONResponse", "json_response", "Response", "HTTPInternalServerError"),
     title="vLLM",
     launch_command="vllm serve MODEL",
     plugin_setting="kv_connector",

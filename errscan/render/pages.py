@@ -21,6 +21,7 @@ from errscan.errors import ErrscanError
 from errscan.match import split_template
 from errscan.model import Catalog, ErrorSite
 from errscan.render import browse, checks
+from errscan.render.surfacing import seen
 from errscan.compare.pages import write_history_files
 from errscan.stages import github_url
 from errscan.runtime.pool import TaskLost, run_all
@@ -176,6 +177,7 @@ def error_context(catalog: Catalog, error: ErrorSite, related: list) -> dict[str
             for chain in (trigger.chains if trigger else ())
         ],
         "related": related,
+        "seen": seen(error),
         "settings": user_settings(trigger.knobs) if trigger else [],
         "kind_labels": KIND_LABELS,
     }

@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from errscan.match import compile_template
+from errscan.lookup.wrapped import SeenAs, seen_as
+from errscan.match import compile_template, split_template
 from errscan.model import Catalog, ErrorSite
 
 CHUNK_SIZE = 500  # entries per file: small enough to parse quickly, few enough files at 13,000 errors
@@ -51,6 +52,24 @@ def search_entry(error: ErrorSite) -> dict[str, Any]:
     }
 
 
+def seen_entry(seen: SeenAs) -> dict[str, Any]:
+    """An origin as its wrapper shows it (lookup/wrapped.py): scored like an error, it leads to the
+    origin's page and names the wrapper; browse lists and keyword search leave it out."""
+    entry = search_entry(seen.view)
+    origin, surface = seen.origin, seen.surface
+    shown = surface.exception.rsplit(".", 1)[-1] if surface.exception else f"{(surface.level or '').upper()} log record"
+    place = f"{(surface.path or '').rsplit('/', 1)[-1]}:{surface.log_line or surface.line}"
+    entry["via"] = {
+        "text": f"seen as {shown} written at {place} ({surface.how})",
+        "label": origin.label,
+        "message": origin.message,
+        "path": origin.path,
+        "line": origin.line,
+        "function": origin.function,
+    }
+    return entry
+
+
 def manifest(catalog: Catalog, chunks: int) -> dict[str, Any]:
     return {
         "repo": catalog.repo,
@@ -64,7 +83,8 @@ def manifest(catalog: Catalog, chunks: int) -> dict[str, Any]:
 def index_scripts(catalog: Catalog) -> dict[str, str]:
     """File name under `data/` -> script text: `manifest.js` and `errors-NNN.js` chunks. Errors no
     longer raised come last, so that a search finds them (logs come from old releases too)."""
-    entries = [search_entry(e) for e in catalog.errors + catalog.retired]
+    errors = catalog.errors + catalog.retired
+    entries = [search_entry(e) for e in errors] + [seen_entry(s) for s in seen_as(errors)]
     chunks = [entries[i : i + CHUNK_SIZE] for i in range(0, len(entries), CHUNK_SIZE)]
     files = {"manifest.js": f"errscanManifest({script_json(manifest(catalog, len(chunks)))});\n"}
     for number, chunk in enumerate(chunks):

@@ -200,7 +200,9 @@ function rank(text, entries) {
       (b.score - a.score) || (!!a.entry.removed_since - !!b.entry.removed_since) ||
       (a.entry.path < b.entry.path ? -1 : a.entry.path > b.entry.path ? 1 : a.entry.line - b.entry.line);
   });
-  return results;
+  /* An origin seen through its wrapper (entry.via) and the origin itself are one error: its best is kept. */
+  var seenIds = {};
+  return results.filter(function (r) { return !seenIds[r.entry.id] && (seenIds[r.entry.id] = true); });
 }
 
 function element(tag, className, text) {
@@ -240,7 +242,8 @@ function keywordIndex() {
       },
       searchOptions: { prefix: true, fuzzy: 0.2, combineWith: "AND", boost: { id: 3, exception: 2, path: 1.5, connectors: 1.5 } }
     });
-    index.addAll(entries.map(function (entry, position) { return { position: position, entry: entry }; }));
+    index.addAll(entries.map(function (entry, position) { return { position: position, entry: entry }; })
+      .filter(function (doc) { return !doc.entry.via; }));
     errscan.keywords = { index: index, entries: entries };
   }
   return errscan.keywords;
@@ -308,11 +311,13 @@ function errscanSearch(root) {
         (found === null ? "; looking for keywords\u2026" : keywords.length ? "; " + keywords.length + " more by keyword" : "") + (results.length > SHOWN ? "; the best " + SHOWN + " shown." : ".")
       : "No error in this catalog matches.";
     results.slice(0, SHOWN).forEach(function (r) {
-      var item = element("li"), link = element("a", "", label(r.entry) + ": " + clip(title(r.entry), 240));
+      var shown = r.entry.via || r.entry, named = r.entry.via ? r.entry.via.label : label(r.entry);
+      var item = element("li"), link = element("a", "", named + ": " + clip(shown.message || named, 240));
       link.href = root + "errors/" + r.entry.id + "/index.html";
       item.appendChild(link);
       var gone = r.entry.removed_since ? " \u00b7 no longer raised since " + r.entry.removed_since : "";
-      item.appendChild(element("div", "score", describe(r) + " \u00b7 " + r.entry.path + ":" + r.entry.line + " \u00b7 " + r.entry.function + gone));
+      var via = r.entry.via ? " \u00b7 " + r.entry.via.text : "";
+      item.appendChild(element("div", "score", describe(r) + via + " \u00b7 " + shown.path + ":" + shown.line + " \u00b7 " + shown.function + gone));
       list.appendChild(item);
     });
     if (catchAlls.length) list.appendChild(catchAllItem(catchAlls, root));
@@ -346,7 +351,7 @@ function errscanBrowse(root) {
   }
 
   function keep(entry, f) {
-    return !entry.removed_since && (!f.exception || entry.exception === f.exception) && (!f.kind || entry.kind === f.kind) &&
+    return !entry.removed_since && !entry.via && (!f.exception || entry.exception === f.exception) && (!f.kind || entry.kind === f.kind) &&
       (!f.connector || entry.connectors.indexOf(f.connector) >= 0);
   }
 
