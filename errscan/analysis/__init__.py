@@ -78,8 +78,10 @@ def _site_terms(raw: RawSite, module: ModuleFacts) -> tuple[Condition, list[tupl
     if raw.kind == "assert" and raw.assert_test:
         # An assert fires when its own test fails, on top of the path that reaches it.
         try:
-            failing = conjuncts(negate(ast.parse(raw.assert_test, mode="eval").body))
-            terms = conjoin(terms, tuple(make_term(c, {}) for c in failing))
+            failing = tuple(make_term(c, {}) for c in conjuncts(negate(ast.parse(raw.assert_test, mode="eval").body)))
+            written = tuple(t.raw for t in terms[len(terms) - len(failing):])
+            if written != tuple(t.raw for t in failing):  # the walk states it already, locals substituted
+                terms = conjoin(terms, failing)
         except SyntaxError:
             pass  # the test is kept as written in `assert_test`
     return terms, contributions
