@@ -82,3 +82,9 @@ def test_patterns_use_only_syntax_javascript_shares(template):
 def test_literal_braces_and_regex_characters_match_literally():
     compiled = compile_template("a (b) [c] {x} $d ^e | f? {{m}}")
     assert score_message(compiled, "a (b) [c] 7 $d ^e | f? {m}").rule == "exact"
+
+
+def test_a_placeholder_printed_twice_counts_both_values():
+    """As the site's search counts them: every group's characters are bound ones."""
+    match = score_message(compile_template("{name} and {name} clash in the registry"), "alpha and alpha clash in the registry")
+    assert match.rule == "exact" and match.score == round(21 / (21 + 10), 4)  # not 21 / (21 + 5)
