@@ -37,15 +37,18 @@ def solutions(
         else:
             advice.append(f"The message names the flag `{flag.name}`: follow its advice on what to pass.")
     for conjunct, knobs in conjuncts:
+        if conjunct.strip() == "True":  # `while True:` and the like: no condition to avoid
+            continue
         if conjunct.startswith("raises("):
             advice.append(f"Avoid the failure it reacts to: {conjunct}.")
         elif knobs:
             advice.append(f"Change {_settings(knobs)} so that `{conjunct}` no longer holds.")
         else:
             advice.append(f"Make sure `{_negated(conjunct)}` holds before this point.")
-    for condition, knobs in path_conditions:
-        if knobs:
-            advice.append(f"This error is reached only when `{condition}`: {_settings(knobs)} decides that.")
+    ways = [(condition, knobs) for condition, knobs in path_conditions if knobs]
+    for condition, knobs in ways:  # with several ways in, none is the only one
+        only = "only when" if len(ways) == 1 else f"(one of {len(ways)} ways in) when"
+        advice.append(f"This error is reached {only} `{condition}`: {_settings(knobs)} decides that.")
     if connectors and len(connectors) < all_connectors:
         names = ", ".join(f"`{c}`" for c in connectors)
         verb = "reaches" if len(connectors) == 1 else "reach"
