@@ -9,6 +9,7 @@ three rules, exact, truncated and fuzzy; docs/matching.md states them for the Ja
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -101,8 +102,10 @@ def compile_template(template: str) -> CompiledTemplate:
                 fields[-1] += "}{" + piece.text
             literal.append(" ")
             continue
-        parts.append(_literal_pattern(piece.text))
-        prefix_parts.append(_literal_pattern(piece.text, cut=True))
+        # A placeholder between two spaces (`device {name} (`) that printed nothing leaves one space.
+        loose = bool(parts) and parts[-1] == _ANY and (len(parts) == 1 or literal[-2][-1:].isspace())
+        parts.append(_literal_pattern(piece.text, loose_start=loose))
+        prefix_parts.append(_literal_pattern(piece.text, cut=True, loose_start=loose))
         literal.append(piece.text)
     folded = " ".join("".join(literal).split())
     return CompiledTemplate(
@@ -114,14 +117,15 @@ def compile_template(template: str) -> CompiledTemplate:
     )
 
 
-def _literal_pattern(text: str, cut: bool = False) -> str:
-    """Literal text as regex; with `cut`, every character may instead be the end of the message."""
+def _literal_pattern(text: str, cut: bool = False, loose_start: bool = False) -> str:
+    """Literal text as regex; with `cut`, every character may instead be the end of the message;
+    with `loose_start`, whitespace it opens with may be missing."""
     out: list[str] = []
     for chunk in re.split(r"(\s+)", text):
         if not chunk:
             continue
         if chunk.isspace():
-            out.append(r"(?:\s+|$)" if cut else r"\s+")
+            out.append(r"\s*" if loose_start and not out else r"(?:\s+|$)" if cut else r"\s+")
             continue
         for char in chunk if cut else (chunk,):
             escaped = _SPECIAL.sub(lambda m: "\\" + m.group(), char)
@@ -129,9 +133,15 @@ def _literal_pattern(text: str, cut: bool = False) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=None)
+def _regex(pattern: str) -> re.Pattern[str]:
+    """Each pattern compiled once per process: `re` keeps only 512, a whole package has thousands."""
+    return re.compile(pattern)
+
+
 def bind(compiled: CompiledTemplate, message: str) -> dict[str, str] | None:
     """The placeholder values of `message` if it is an instance of the template, else None."""
-    found = re.match(compiled.pattern, message)
+    found = _regex(compiled.pattern).match(message)
     if found is None:
         return None
     return {field: value.strip() for field, value in zip(compiled.fields, found.groups())}
@@ -151,9 +161,31 @@ class MessageMatch:
     score: float  # 0..1, comparable within one rule; rules rank exact > truncated > fuzzy
     bindings: dict[str, str]  # placeholder expression -> the text it printed (exact, truncated)
     pinned: bool  # the literal text alone identifies the template
+    shown: int = 0  # literal characters of the template the message shows (exact: L, truncated: S)
 
 
 RULE_RANK = {"exact": 3, "truncated": 2, "fuzzy": 1}
+
+
+EXACT_WEIGHT = 1.5  # a whole message is likelier than one cut where a shorter template ends
+
+
+def evidence(match: MessageMatch) -> tuple[int, float, int, float]:
+    """How strongly a match names its template, for ranking (greater is stronger).
+
+    A pinned literal match (exact or truncated) beats any other, and among them the one showing
+    more of its template's literal text wins, an exact match's counting EXACT_WEIGHT times: a long
+    template that a cut message shows most of says more than a short one it merely contains
+    (`Failed to load {x}`), but a message that ends exactly where a template with one more
+    literal word would go on is that shorter template's, whole. Unpinned matches (little literal
+    text, a reworded message) come after, by score alone (the caller ranks by the exception class
+    first): a template that explains a sliver of the message (`{msg}: {e}`) ranks below words the
+    message shares. The last item is the score, which the caller ranks after the exception class.
+    """
+    if match.pinned and match.rule != "fuzzy":
+        weight = EXACT_WEIGHT if match.rule == "exact" else 1.0
+        return (2, match.shown * weight, RULE_RANK[match.rule], match.score)
+    return (1, 0, 0, match.score)
 
 
 def score_message(compiled: CompiledTemplate, message: str) -> MessageMatch | None:
@@ -181,13 +213,13 @@ def score_message(compiled: CompiledTemplate, message: str) -> MessageMatch | No
     if bindings is not None:
         bound = sum(_chars(v) for v in bindings.values())
         score = literal / (literal + bound) if literal + bound else 0.0
-        return MessageMatch("exact", round(score, 4), bindings, literal >= PIN_MIN_CHARS)
-    cut = re.match(compiled.prefix_pattern, message) if message else None
+        return MessageMatch("exact", round(score, 4), bindings, literal >= PIN_MIN_CHARS, literal)
+    cut = _regex(compiled.prefix_pattern).match(message) if message else None
     values = {f: v.strip() for f, v in zip(compiled.fields, cut.groups()) if v.strip()} if cut else {}
     seen = _chars(message) - sum(_chars(v) for v in values.values())
     if cut is not None and seen >= PIN_MIN_CHARS and literal:
         score = round(seen / _chars(message) * min(1.0, seen / literal), 4)
-        return MessageMatch("truncated", score, values, score >= TRUNCATED_PIN_SCORE)
+        return MessageMatch("truncated", score, values, score >= TRUNCATED_PIN_SCORE, seen)
     message_words = words(message)
     if not compiled.words or not message_words:
         return None

@@ -5,7 +5,9 @@ Evidence, strongest first (the sort key of a candidate):
    (by path suffix), same function, and the line inside the statement, or else the only site of
    that function raising that exception (lines move between releases, functions rarely do); a log
    record's `[file.py:123]` pins the log sites of a file of that name whose call spans that line;
-2. the message, by the rule of errscan.match.score_message: exact > truncated > fuzzy;
+2. the message, by errscan.match.evidence: a pinned literal match (exact or truncated) first, the one
+   showing more of its template's literal text before (an exact match's weighing more), then exact
+   before truncated; then the unpinned matches (little literal text, fuzzy);
 3. the logged exception's class name agrees with the site's (a record's level with a log site's);
 4. the rule's score;
 5. the site is still raised (a history site also holds errors no longer raised).
@@ -20,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from errscan.lookup.logs import LoggedError, find_errors
-from errscan.match import RULE_RANK, CompiledTemplate, MessageMatch, compile_template, score_message
+from errscan.match import CompiledTemplate, MessageMatch, compile_template, evidence, score_message
 from errscan.model import Catalog, ErrorSite
 from errscan.scope import Scope
 
@@ -72,7 +74,8 @@ class CatalogMatcher:
                 continue
             agrees = _agrees(logged, error)
             elsewhere = raised_outside or (frame_path is not None and error.path != frame_path)
-            key = (is_framed, RULE_RANK[match.rule] if match else 0, agrees, match.score if match else 0.0, not error.removed_since)
+            strength = evidence(match) if match else (0, 0, 0, 0.0)
+            key = (is_framed, *strength[:3], agrees, strength[3], not error.removed_since)
             candidate = Candidate(
                 error=error,
                 rule=match.rule if match else "frame",
@@ -137,8 +140,8 @@ def _best_match(compiled: CompiledTemplate, readings: tuple[str, ...]) -> "_Read
         match = score_message(compiled, reading)
         if match is None:
             continue
-        if best is None or (RULE_RANK[match.rule], match.score) > (RULE_RANK[best.rule], best.score):
-            best = _Reading(match.rule, match.score, match.bindings, match.pinned, reading)
+        if best is None or evidence(match) > evidence(best):
+            best = _Reading(match.rule, match.score, match.bindings, match.pinned, match.shown, message=reading)
     return best
 
 
