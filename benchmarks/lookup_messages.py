@@ -47,7 +47,7 @@ def in_process(site: Path):
     from errscan.lookup import CatalogMatcher
     from errscan.lookup.logs import find_errors
 
-    matcher = CatalogMatcher(read_site(site))
+    matcher = CatalogMatcher.of_catalog(read_site(site))
 
     def first(text: str) -> tuple[str, int] | None:
         for finding in (matcher.find(logged) for logged in find_errors(text)):

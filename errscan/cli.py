@@ -22,7 +22,8 @@ from errscan.api.layout import INDEX
 from errscan.api.read import check_error_id, read_error
 from errscan.config import command_defaults
 from errscan.errors import EXIT_DIFFERENCES, EXIT_FAILURE, EXIT_USAGE, ErrscanError, UsageError
-from errscan.lookup import lookup as find_in_log
+from errscan.lookup import CatalogMatcher, lookup as find_in_log
+from errscan.lookup.rank import MAX_ERRORS as MAX_LOOKED_UP
 from errscan.lookup.output import as_json, as_text
 from errscan.model import Catalog
 from errscan.profiles.vllm import VLLM
@@ -120,7 +121,7 @@ def _release_range(context: click.Context, param: click.Parameter, value: str | 
     return first, last
 
 
-def scan_request(request: ScanRequest, quiet: bool) -> Catalog:
+def scan_request(request: ScanRequest, progress: Progress) -> Catalog:
     """Scan what the request names (several revisions give history); parse failures and a
     corrupt cache go to stderr, one line each."""
     from errscan.compare.history import scan_revisions
@@ -128,7 +129,6 @@ def scan_request(request: ScanRequest, quiet: bool) -> Catalog:
 
     options = ScanOptions.for_request(request)
     revisions = request.revisions()
-    progress = Progress(quiet=quiet)
     for note in request.notes():
         progress.note(note)
     catalog = scan_revisions(revisions, options, progress)
@@ -160,13 +160,18 @@ def scan(request: ScanRequest, out: Path, site_url: str | None, quiet: bool) -> 
     from errscan.render.publish import site_url_option
     from errscan.render.site import check_site_target, write_site
 
+    started = time.perf_counter()
     site_url = site_url_option(site_url) if site_url is not None else None
     check_site_target(out)  # before the scan, which can take minutes
-    catalog = scan_request(request, quiet)
-    started = time.perf_counter()
-    write_site(catalog, out, request.jobs, site_url)
+    progress = Progress(quiet=quiet)
+    catalog = scan_request(request, progress)
+    writing = time.perf_counter()
+    progress.writing(0, len(catalog.errors) + len(catalog.retired))
+    write_site(catalog, out, request.jobs, site_url, on_written=progress.writing)
+    progress.clear()
     if not quiet:
-        click.echo(printable(summary_line(catalog, out, write_seconds=time.perf_counter() - started)))
+        ended = time.perf_counter()
+        click.echo(printable(summary_line(catalog, out, write_seconds=ended - writing, total_seconds=ended - started)))
 
 
 @cli.command(short_help="Say which catalogued error a message, traceback or log shows.")
@@ -194,19 +199,21 @@ def lookup(text: str | None, site: Path | None, request: ScanRequest, output_for
         raise UsageError("the input is empty")
     if site is None and sys.stderr.isatty():
         click.echo("note: scanning the source first (a built site, --site DIR, answers at once)", err=True)
-    if site is not None:
-        from errscan.api.read import read_site
+    if site is not None:  # the site's compact matcher, and the documents of the best matches only
+        from errscan.api.read import error_reader, read_matcher
 
-        catalog = read_site(site)
+        matcher = CatalogMatcher(read_matcher(site), error_reader(site))
     else:
-        catalog = scan_request(request, quiet=True)
-    findings = find_in_log(text, catalog)
+        matcher = CatalogMatcher.of_catalog(scan_request(request, Progress(quiet=True)))
+    findings = find_in_log(text, matcher)
+    if len(findings) >= MAX_LOOKED_UP:
+        click.echo(f"note: only the input's first {MAX_LOOKED_UP} errors are looked up", err=True)
     if not any(finding.candidates for finding in findings):
         if output_format == "json":
             click.echo("[]")  # still a JSON document for `| jq`; the hint goes to stderr
         read = f"{len(findings)} message{'' if len(findings) == 1 else 's'} read"
         raise ErrscanError(
-            f"nothing in the input matches the {len(catalog.errors)} catalogued errors "
+            f"nothing in the input matches the {matcher.count} catalogued errors "
             f"({read}); paste the whole `SomeError: message` line or the traceback"
         )
     click.echo(as_json(findings) if output_format == "json" else as_text(findings, f"{site}/" if site else None), nl=False)
@@ -274,6 +281,11 @@ def diff(old: str, new: str, git_dir: Path | None, fmt: str, max_chars: int, col
             f"the sides catalogue different files ({_scope_text(old_catalog)} against {_scope_text(new_catalog)}): "
             "errors outside one side's scope show as added or removed"
         )
+    if old_catalog.repo.lower() != new_catalog.repo.lower():  # GitHub's names ignore case
+        progress.note(
+            f"the sides are of different repositories ({old_catalog.repo} against {new_catalog.repo}): "
+            "their code is compared as if the second were a later version of the first"
+        )
     result = diff_catalogs(old_catalog, new_catalog, old_label, new_label)
     colored = fmt == "text" and wants_color(color, sys.stdout)
     output = format_diff(
@@ -329,9 +341,10 @@ def _report_cache(cache: ScanCache | None) -> None:
         )
 
 
-def summary_line(catalog: Catalog, out: Path, write_seconds: float) -> str:
-    """The scan's one line: what was read and found, and the time of each stage, writing the site
-    included (the site itself holds no timings: two scans of one input write identical files)."""
+def summary_line(catalog: Catalog, out: Path, write_seconds: float, total_seconds: float) -> str:
+    """The scan's one line: what was read and found, the command's whole time (fetching, reading the
+    cache and writing the site included) and that of each stage (the site itself holds no timings:
+    two scans of one input write identical files)."""
     s = catalog.summary
     commit = f"commit {catalog.commit[:12]}" if catalog.commit else "commit not known"
     stages = {name: seconds for name, seconds in s.stage_seconds.items() if name != "total"}
@@ -342,7 +355,7 @@ def summary_line(catalog: Catalog, out: Path, write_seconds: float) -> str:
         f"{s.raises} raises, {s.asserts} asserts with a message, {s.logs} log sites, {s.reraises} re-raises, "
         f"{len(s.parse_failures)} parse failures; graph of {s.graph_files} files: {s.graph_edges} edges, "
         f"{s.unresolved_calls} unresolved calls; chains for {s.errors_with_chain}/{s.raises + s.asserts + s.logs} errors; "
-        f"{s.stage_seconds.get('total', 0) + write_seconds:.1f}s ({timing}) -> {out}"
+        f"{total_seconds:.1f}s ({timing}) -> {out}"
     )
 
 

@@ -5,13 +5,21 @@ accept (the site's search loads the same pattern strings from its index), so the
 only: literal parts must match, runs of whitespace match any whitespace, placeholders match any
 text (also none, also across lines). `score_message` ranks a message against one template with
 three rules, exact, truncated and fuzzy; docs/matching.md states them for the JavaScript port.
+
+Python does not run those patterns as they are: with k placeholders a backtracking engine may try
+every way of cutting the message into k + 1 pieces (a message of 2,000 characters and a template of
+three placeholders took hours). A placeholder is followed by literal text or by the end, and what
+follows a literal part can always begin later (a placeholder takes up the difference), so the
+earliest place each literal part fits is the one the pattern's lazy placeholders bind: the parts
+are searched one after another, each from where the one before ended, the same match in time
+linear in the message for each part.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _ANY = r"([\s\S]*?)"
 _SPECIAL = re.compile(r"[\\^$.|?*+()\[\]{}/]")
@@ -35,6 +43,13 @@ class CompiledTemplate:
     fields: tuple[str, ...]  # the placeholder expression each group binds
     literal: str  # the literal text alone, whitespace folded: what a match must show
     words: tuple[str, ...]  # sorted distinct words of the literal text, for the fuzzy rule
+    # the literal parts' patterns around the placeholders, one more than `fields` ("" where two
+    # placeholders meet the ends): `pattern` is "^\\s*" + the parts joined by placeholders + "\\s*$"
+    parts: tuple[str, ...] = ("",)
+    prefix_parts: tuple[str, ...] = ("",)  # the same for `prefix_pattern`
+    anchor: str = ""  # the longest literal run, folded: an exact match shows it
+    head: str = ""  # the leading literal run, folded ("" when a placeholder leads)
+    lead: str = ""  # the first literal run's beginning, folded: a cut match shows it (may_be_cut)
 
     @property
     def literal_chars(self) -> int:
@@ -89,15 +104,18 @@ def _field_end(template: str, start: int) -> int:
 
 def compile_template(template: str) -> CompiledTemplate:
     parts: list[str] = []
-    prefix_parts: list[str] = []
     fields: list[str] = []
     literal: list[str] = []
-    for piece in split_template(template):
+    between: list[str] = [""]  # literal patterns between placeholders
+    prefix_between: list[str] = [""]
+    pieces = split_template(template)
+    for piece in pieces:
         if piece.is_field:
             if not parts or parts[-1] != _ANY:  # two adjacent fields bind as one
                 parts.append(_ANY)
-                prefix_parts.append(_ANY)
                 fields.append(piece.text)
+                between.append("")
+                prefix_between.append("")
             else:
                 fields[-1] += "}{" + piece.text
             literal.append(" ")
@@ -105,16 +123,61 @@ def compile_template(template: str) -> CompiledTemplate:
         # A placeholder between two spaces (`device {name} (`) that printed nothing leaves one space.
         loose = bool(parts) and parts[-1] == _ANY and (len(parts) == 1 or literal[-2][-1:].isspace())
         parts.append(_literal_pattern(piece.text, loose_start=loose))
-        prefix_parts.append(_literal_pattern(piece.text, cut=True, loose_start=loose))
+        between[-1] += parts[-1]
+        prefix_between[-1] += _literal_pattern(piece.text, cut=True, loose_start=loose)
         literal.append(piece.text)
-    folded = " ".join("".join(literal).split())
+    folded = fold("".join(literal))
+    runs = [fold(p.text) for p in pieces if not p.is_field and fold(p.text)]
+    pattern = "^\\s*" + "".join(parts) + "\\s*$"
     return CompiledTemplate(
-        pattern="^\\s*" + "".join(parts) + "\\s*$",
-        prefix_pattern="^\\s*" + "".join(prefix_parts) + "$",
+        pattern=pattern,
+        prefix_pattern=cut_pattern(pattern),
         fields=tuple(fields),
         literal=folded,
         words=words(folded),
+        parts=tuple(between),
+        prefix_parts=tuple(prefix_between),
+        anchor=max(runs, key=len, default=""),
+        head=_head(pieces),
+        lead=_beginning(runs[0], PIN_MIN_CHARS) if runs else "",  # a cut match shows this many, the first run's first
     )
+
+
+def head(template: str) -> str:
+    """The template's leading literal run, folded ("" when a placeholder leads): a cut message
+    begins like it. Cheaper than compiling the template."""
+    return _head(split_template(template))
+
+
+def _head(pieces: tuple[Piece, ...]) -> str:
+    return fold(pieces[0].text) if pieces and not pieces[0].is_field else ""
+
+
+def fold(text: str) -> str:
+    """Whitespace runs as one space, none at the ends: how the keys of a template are compared."""
+    return " ".join(text.split())
+
+
+def _beginning(text: str, count: int) -> str:
+    """`text` up to its `count`-th non-whitespace character."""
+    seen = 0
+    for i, char in enumerate(text):
+        seen += not char.isspace()
+        if seen == count:
+            return text[: i + 1]
+    return text
+
+
+def may_be_exact(anchor: str, folded: str) -> bool:
+    """Whether the rule `exact` can apply to a message (`folded`): it shows the longest literal run."""
+    return anchor in folded
+
+
+def may_be_cut(head: str, lead: str, folded: str) -> bool:
+    """Whether the rule `truncated` can apply: the message begins like the template's leading
+    literal run (as far as either goes) and shows the beginning of its first one."""
+    shown = min(len(folded), len(head))
+    return folded[:shown] == head[:shown] and lead in folded
 
 
 def _literal_pattern(text: str, cut: bool = False, loose_start: bool = False) -> str:
@@ -133,20 +196,95 @@ def _literal_pattern(text: str, cut: bool = False, loose_start: bool = False) ->
     return "".join(out)
 
 
-@functools.lru_cache(maxsize=None)
-def _regex(pattern: str) -> re.Pattern[str]:
-    """Each pattern compiled once per process: `re` keeps only 512, a whole package has thousands."""
-    return re.compile(pattern)
+def cut_pattern(pattern: str) -> str:
+    """The prefix pattern of an exact one: every literal character `c` becomes `(?:c|$)` and every
+    whitespace run `(?:\\s+|$)`, so that it matches any beginning of an instance. The site's search
+    makes it the same way (cutPattern in assets/site.js) rather than load it: it is most of the index.
+
+    Read token by token: a placeholder's group, `\\s+` or `\\s*` (a literal `+`/`*` is always
+    escaped), an escaped character, or a character.
+    """
+    body, out, i = pattern[4:-4], ["^\\s*"], 0  # without the leading `^\\s*` and the closing `\\s*$`
+    while i < len(body):
+        if body.startswith(_ANY, i):
+            out.append(_ANY)
+            i += len(_ANY)
+        elif body.startswith(r"\s*", i):  # a loose start (compile_template) may be missing anyway
+            out.append(r"\s*")
+            i += 3
+        elif body.startswith(r"\s+", i):
+            out.append(r"(?:\s+|$)")
+            i += 3
+        else:
+            size = 2 if body[i] == "\\" else 1
+            out.append(f"(?:{body[i : i + size]}|$)")
+            i += size
+    return "".join(out) + "$"
 
 
 def bind(compiled: CompiledTemplate, message: str) -> dict[str, str] | None:
     """The placeholder values of `message` if it is an instance of the template, else None."""
-    found = _regex(compiled.pattern).match(message)
+    found = _values(compiled.parts, message, "\\s*$")
     if found is None:
         return None
-    return {field: value.strip() for field, value in zip(compiled.fields, found.groups())}
+    return {field: value.strip() for field, value in zip(compiled.fields, found)}
 
 
+def _values(parts: tuple[str, ...], message: str, end: str) -> list[str] | None:
+    """What each placeholder between `parts` takes when "^\\s*" + the parts joined by placeholders
+    + `end` matches `message`; None when it does not match.
+
+    First each part takes all the whitespace it may, as `re` tries first (so the values are those
+    `re` binds); if that fails, each part ends as early as it can, which leaves the next one all
+    the room it may need (the values may then differ from `re`'s in how a run of whitespace is
+    shared between two placeholders, never in whether the message matches)."""
+    if len(parts) == 1:
+        return None if _regex("\\s*" + parts[0] + end).match(message) is None else []
+    for lazy in (False, True):
+        values: list[str] | None = []
+        position = 0
+        for index, part in enumerate(parts):
+            if index == 0:
+                found = _regex("\\s*?" + _lazy_end(part) if lazy else "\\s*" + part).match(message)
+            else:
+                pattern = part + end if index == len(parts) - 1 else _lazy_end(part) if lazy else part
+                found = _regex(pattern).search(message, position)
+            if found is None:
+                values = None
+                break
+            if index:
+                values.append(message[position : found.start()])  # type: ignore[union-attr]
+            position = found.end()
+        if values is not None:
+            return values
+    return None
+
+
+def _lazy_end(part: str) -> str:
+    """The part's pattern taking as little of the whitespace it ends with as it may."""
+    return part + "?" if part.endswith("\\s+") else part
+
+
+@lru_cache(maxsize=None)
+def _regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def find_instance(compiled: CompiledTemplate, text: str) -> str | None:
+    """The first part of `text` that is an instance of the template (its placeholders as short as
+    can be), as `re.search` of the pattern without its anchors would find it; None when none is."""
+    parts = compiled.parts
+    start = position = None
+    for index, part in enumerate(parts):  # each part ends early, leaving the next all the room
+        found = _regex(part if index == len(parts) - 1 else _lazy_end(part)).search(text, position or 0)
+        if found is None:
+            return None
+        start = found.start() if start is None else start
+        position = found.end()
+    return text[start:position]
+
+
+@lru_cache(maxsize=1024)  # a message is compared with every template in turn
 def words(text: str) -> tuple[str, ...]:
     """Distinct lower-cased words (a letter or `_`, then letters, digits, `_`), sorted.
 
@@ -208,27 +346,37 @@ def score_message(compiled: CompiledTemplate, message: str) -> MessageMatch | No
     None when no rule applies. Deterministic: the same strings always give the same result.
     """
     message = message.strip()
-    bindings = bind(compiled, message)
+    folded = fold(message)
     literal = compiled.literal_chars
-    if bindings is not None:
-        bound = sum(_chars(v) for v in bindings.values())
+    found = _values(compiled.parts, message, "\\s*$") if may_be_exact(compiled.anchor, folded) else None
+    if found is not None:
+        bound = sum(_chars(v) for v in found)  # every placeholder printed, a repeated one too
         score = literal / (literal + bound) if literal + bound else 0.0
+        bindings = {f: v.strip() for f, v in zip(compiled.fields, found)}
         return MessageMatch("exact", round(score, 4), bindings, literal >= PIN_MIN_CHARS, literal)
-    cut = _regex(compiled.prefix_pattern).match(message) if message else None
-    values = {f: v.strip() for f, v in zip(compiled.fields, cut.groups()) if v.strip()} if cut else {}
-    seen = _chars(message) - sum(_chars(v) for v in values.values())
-    if cut is not None and seen >= PIN_MIN_CHARS and literal:
-        score = round(seen / _chars(message) * min(1.0, seen / literal), 4)
-        return MessageMatch("truncated", score, values, score >= TRUNCATED_PIN_SCORE, seen)
-    message_words = words(message)
-    if not compiled.words or not message_words:
+    cut = None
+    if message and literal and may_be_cut(compiled.head, compiled.lead, folded):
+        cut = _values(compiled.prefix_parts, message, "$")
+    if cut is not None:
+        seen = _chars(message) - sum(_chars(v) for v in cut if v)
+        if seen >= PIN_MIN_CHARS:
+            score = round(seen / _chars(message) * min(1.0, seen / literal), 4)
+            values = {f: v.strip() for f, v in zip(compiled.fields, cut) if v and v.strip()}
+            return MessageMatch("truncated", score, values, score >= TRUNCATED_PIN_SCORE, seen)
+    found_words = words(message)
+    return fuzzy_match(len(set(compiled.words).intersection(found_words)), len(compiled.words), len(found_words))
+
+
+def fuzzy_match(shared: int, template_words: int, message_words: int) -> MessageMatch | None:
+    """The rule `fuzzy` alone (score_message), from the count of words the template (with
+    `template_words` words) and the message (`message_words`) share: None below FUZZY_MIN."""
+    if not template_words or not message_words:
         return None
-    shared = len(set(compiled.words) & set(message_words))
-    score = 2 * shared / (len(compiled.words) + len(message_words))
+    score = 2 * shared / (template_words + message_words)
     if score < FUZZY_MIN:
         return None
     return MessageMatch("fuzzy", round(score, 4), {}, False)
 
 
 def _chars(text: str) -> int:
-    return sum(1 for c in text if not c.isspace())
+    return len("".join(text.split()))

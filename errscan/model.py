@@ -13,7 +13,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
-SCHEMA_VERSION = 4  # 2: records carry `explanation`; 3: call-graph edges carry `receiver`; 4: log sites (`kind` "log", `level`)
+SCHEMA_VERSION = 6  # 2: records carry `explanation`; 3: call-graph edges carry `receiver`; 4: log sites (`kind` "log", `level`);
+# 5: api/callgraph.json integer-indexed and only toward catalogued functions, api/matcher.json; 6: `surfaces_as`
 
 ErrorId = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{16}$")]  # see docs/ids.md
 
@@ -163,6 +164,32 @@ def label(exception: str, level: str | None) -> str:
     return exception or (level or "").upper()
 
 
+SurfaceHow = Literal["raised", "reraised", "logged", "response", "http", "swallowed"]
+
+
+class Surface(Record):
+    """What reaches the user of an error along some of its chains: itself, another exception
+    raised in its place, a log record, an error response or HTTP status, or nothing (swallowed).
+    See docs/surfaces.md."""
+
+    how: SurfaceHow
+    exception: str  # the exception the user sees named: the error's own, the wrapper's; "" for a log or response
+    message: str  # the template the user sees: the wrapper's or the log record's message; "" when it is the error's own
+    final: bool = True  # False: a step on the way (a wrapper caught further out, a log before a re-raise)
+    path: str | None = None  # where it happens: the wrapping `raise`, the log call, the response; None for "raised"
+    line: int | None = None
+    function: str | None = None
+    caught: str | None = None  # the `except` clause that catches it, as written
+    caught_line: int | None = None
+    level: Level | None = None  # logged (also a response or wrapper logged on the way): the level
+    log_message: str | None = None  # that log record's template
+    log_line: int | None = None  # and the line of its log call
+    status: int | None = None  # http: the status code
+    response: str | None = None  # response: what is built and sent, as the profile names it
+    id: str | None = None  # the catalogued site the user sees there (the wrapper's raise, the log call)
+    chains: tuple[int, ...] = ()  # indices into `trigger.chains`; () when it holds whatever the way in
+
+
 class ErrorHead(Record):
     """What the index lists of an error: enough to find it and to recognise its message."""
 
@@ -193,6 +220,7 @@ class ErrorSite(ErrorHead):
     trigger: Trigger | None = None  # filled by the analysis stage
     explanation: Explanation | None = None  # filled by the analysis stage; see docs/explanations.md
     history: History | None = None  # filled when several releases are scanned together
+    surfaces_as: tuple[Surface, ...] = ()  # filled by the analysis stage: what the user sees of it, per chain
 
     @property
     def title(self) -> str:
@@ -260,13 +288,40 @@ class CallEdge(Record):
     receiver: str  # what the call is made on: "self", "cls", "super", "attribute", "parameter", "local", ...
 
 
-class CallGraphDocument(Record):
-    """`api/callgraph.json`: every edge of the call graph, for audit and reuse."""
+CallRow = tuple[int, int, int, int, int, int]  # caller, callee, path, line, resolution, receiver
 
-    nodes: int
-    edges: tuple[CallEdge, ...]
+
+class CallGraphDocument(Record, kw_only=True):
+    """`api/callgraph.json`: every call site of every edge on a way to a catalogued function (what
+    a chain may take, for audit and reuse), integer-indexed so that it stays small at package scale.
+
+    A row of `calls` names its caller and callee by their position in `functions`, its file in
+    `paths` and its resolution and receiver in `labels`; `edges` spells the rows out.
+    """
+
+    nodes: int  # functions in the whole call graph
+    graph_edges: int  # its edges (caller -> callee pairs), of which `calls` holds those toward the catalog
+    functions: tuple[str, ...]  # qualified names, sorted
+    paths: tuple[str, ...]  # files the calls are written in, sorted
+    labels: tuple[str, ...]  # resolutions ("self", "import", ...) and receivers ("attribute", ...), sorted
+    calls: tuple[CallRow, ...]
     unresolved_calls: int
     external_calls: int
+
+    @property
+    def edges(self) -> tuple[CallEdge, ...]:
+        f, p, n = self.functions, self.paths, self.labels
+        return tuple(CallEdge(f[a], f[b], p[c], line, n[d], n[e]) for a, b, c, line, d, e in self.calls)
+
+    @classmethod
+    def of_edges(cls, edges: "list[CallEdge]", **counts: int) -> "CallGraphDocument":
+        """The document holding `edges` (in their order), with the whole graph's `counts`."""
+        functions = sorted({e.caller for e in edges} | {e.callee for e in edges})
+        paths = sorted({e.path for e in edges})
+        labels = sorted({e.resolution for e in edges} | {e.receiver for e in edges})
+        fi, pi, li = ({v: i for i, v in enumerate(t)} for t in (functions, paths, labels))
+        calls = tuple((fi[e.caller], fi[e.callee], pi[e.path], e.line, li[e.resolution], li[e.receiver]) for e in edges)
+        return cls(functions=tuple(functions), paths=tuple(paths), labels=tuple(labels), calls=calls, **counts)
 
 
 class ErrorRef(Record):

@@ -9,16 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from errscan.errors import UsageError
 from errscan.profiles import Profile
 from errscan.profiles.vllm import VLLM
-from errscan.runtime.cachedir import default_cache_dir
-from errscan.scope import Scope
-from errscan.sources import Source, open_source
-from errscan.sources.git import order_notes
-from errscan.sources.release import releases_between, sort_versions
+
+if TYPE_CHECKING:  # the sources and globs are loaded when a scan is asked for, not by `lookup --site`
+    from errscan.scope import Scope
+    from errscan.sources import Source
 
 
 @dataclass(frozen=True)
@@ -27,6 +26,7 @@ class Revision:
 
     name: str  # as the user gave it: "0.25.1", "v0.25.1", a sha
     open: Callable[[], Source]
+    fetches: bool = False  # a release: opening it may fetch it with pip first
 
 
 @dataclass(frozen=True)
@@ -45,13 +45,20 @@ class ScanRequest:
 
     @property
     def cache_root(self) -> Path:
+        from errscan.runtime.cachedir import default_cache_dir
+
         return self.cache_dir or default_cache_dir()
 
     def scope(self) -> Scope:
+        from errscan.scope import Scope
+
         return Scope(self.include or self.profile.default_include, self.exclude)
 
     def revisions(self) -> list[Revision]:
         """What to scan, oldest first: releases sorted by version, commits in the order given."""
+        from errscan.sources import open_source
+        from errscan.sources.release import releases_between, sort_versions
+
         open_here = partial(open_source, profile=self.profile, cache_dir=self.cache_root)
         releases = list(self.releases)
         if self.release_range is not None:
@@ -61,7 +68,7 @@ class ScanRequest:
         if releases:
             if self.src is not None or self.commits:
                 raise UsageError("--release reads the package index; give no SRC and no --commit with it")
-            return [Revision(v, partial(open_here, None, release=v)) for v in sort_versions(releases)]
+            return [Revision(v, partial(open_here, None, release=v), fetches=True) for v in sort_versions(releases)]
         if not self.commits:
             return [Revision(self.src or "", partial(open_here, self.src))]
         return [Revision(rev, partial(open_here, self.src, commit=rev)) for rev in dict.fromkeys(self.commits)]
@@ -70,4 +77,6 @@ class ScanRequest:
         """What the user should know before the scan: commits given out of order."""
         if self.src is None or len(self.commits) < 2:
             return []
+        from errscan.sources.git import order_notes
+
         return order_notes(Path(self.src), list(dict.fromkeys(self.commits)))

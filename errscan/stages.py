@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import Iterator, Sequence
+from urllib.parse import quote
 
 from errscan.analysis import AnalysisStats
 from errscan.extract import FileResult, extract_file, extract_file_from_ast
@@ -23,7 +24,7 @@ from errscan.extract.logcalls import GENERIC, LogCalls
 from errscan.extract.reuse import BodyMemo
 from errscan.extract.sites import RawSite
 
-from errscan.graph.calls import CallGraph
+from errscan.graph.calls import CallGraph, function_node
 from errscan.graph.index import PackageIndex
 from errscan.ids import error_id, normalize
 from errscan.model import Catalog, ErrorSite, Excerpt, ScanSummary
@@ -107,9 +108,18 @@ def assemble_catalog(
         exclude=scope.exclude,
         errors=tuple(errors),
         summary=summary,
-        callgraph=graph.callgraph_document(),
+        callgraph=graph.callgraph_document(_error_functions(errors, results)),
         files=tuple(r.path for r in catalogued),
     )
+
+
+def _error_functions(errors: Sequence[ErrorSite], results: Sequence[FileResult]) -> set[str]:
+    """The call-graph nodes of the functions the errors are raised or logged in."""
+    modules = {r.path: r.facts.module for r in results if r.facts is not None}
+    return {
+        function_node(modules[e.path], "" if e.function == "<module>" else e.function)
+        for e in errors if e.path in modules
+    }
 
 
 def _error_site(
@@ -147,5 +157,7 @@ def _docstring(facts: ModuleFacts | None, function: str) -> str | None:
 
 
 def github_url(repo: str, commit: str | None, path: str, line: int) -> str:
-    """Pinned to the commit when known; `HEAD` (the default branch) when not."""
-    return f"https://github.com/{repo}/blob/{commit or 'HEAD'}/{path}#L{line}"
+    """Pinned to the commit when known; `HEAD` (the default branch) when not. Each part is
+    percent-encoded: a file named `#frag?q=1.py` is a path, not a fragment and a query."""
+    parts = (quote(part, safe="/") for part in (repo, commit or "HEAD", path))
+    return "https://github.com/{}/blob/{}/{}#L{}".format(*parts, line)

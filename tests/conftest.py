@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,17 @@ def graph_of(*names: str):
     results = [extract_file(source_file(FIXTURES / "calls" / f"{n}.py", f"calls/{n}.py"), catalogued=False) for n in names]
     facts = [r.facts for r in results]
     return CallGraph(PackageIndex(facts), {f.module: r.path for f, r in zip(facts, results)})
+
+
+def package_graph(root: Path):
+    """The whole call graph of the Python files under `root` (named by their paths relative to it):
+    a catalog's call-graph document holds only the edges toward its errors."""
+    from errscan.graph.calls import CallGraph
+    from errscan.graph.index import PackageIndex
+
+    results = [extract_file(source_file(p, p.relative_to(root).as_posix()), catalogued=False) for p in sorted(root.rglob("*.py"))]
+    facts = [r.facts for r in results if r.facts is not None]
+    return CallGraph(PackageIndex(facts), {r.facts.module: r.path for r in results if r.facts is not None})
 
 
 def callees(graph, caller: str) -> dict[str, set[str]]:
@@ -111,6 +123,23 @@ def analysis_catalog():
 
 
 @pytest.fixture(scope="session")
+def surfaces_catalog():
+    """A scan of tests/fixtures/surfaces: one way a raised error is wrapped, logged, answered or
+    swallowed a file, under a profile that names its error response and HTTP exception."""
+    import dataclasses
+
+    from errscan.profiles.vllm import VLLM
+    from errscan.runtime.runner import ScanOptions, scan
+    from errscan.scope import Scope
+    from errscan.sources.folder import FolderSource
+
+    profile = dataclasses.replace(
+        VLLM, name="app", package="app", plugin_package="app.none", error_responses=("ErrorReply",), http_errors=("HTTPException",))
+    source = FolderSource(FIXTURES / "surfaces", profile)
+    return scan(source, ScanOptions(repo="o/r", scope=Scope(("app/**",)), jobs=1, profile=profile))
+
+
+@pytest.fixture(scope="session")
 def by_function(analysis_catalog):
     return {e.function: e for e in analysis_catalog.errors}
 
@@ -132,3 +161,42 @@ def build_git_history(root: Path, *versions: str) -> Path:
         subprocess.run([*git, "commit", "-q", "-m", version], cwd=repo, check=True)
         subprocess.run([*git, "tag", f"{number}.0"], cwd=repo, check=True)
     return repo
+
+
+def _gone(pid: int) -> bool:
+    """Whether a process has ended (a zombie nobody reaps in a container has ended too)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def wait_until_gone(pids: list[int], seconds: float) -> list[int]:
+    """The processes of `pids` still running after waiting up to `seconds` for them to end."""
+    deadline = time.monotonic() + seconds
+    while (left := [pid for pid in pids if not _gone(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+def children_of(pid: int, count: int, seconds: float = 30) -> list[int]:
+    """The child processes of `pid`, waiting up to `seconds` until there are `count` of them."""
+    deadline = time.monotonic() + seconds
+    found: list[int] = []
+    while len(found) < count and time.monotonic() < deadline:
+        time.sleep(0.1)
+        listed = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+        found = [int(pid) for pid in listed]
+    return found
+
+
+
+# Fuzz tests (tests/fuzz): few examples in CI, a long run on demand (HYPOTHESIS_PROFILE=long).
+# The deadline bounds the time of each input: a slow one fails as a hang would.
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+settings.register_profile("ci", max_examples=150, deadline=2000, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("long", max_examples=20_000, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -1,14 +1,17 @@
 """The scan command as a user meets it: outputs, determinism, one-line errors, atomic replacement."""
 
 import json
+import os
 import re
+import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import errscan
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, children_of, run_cli, wait_until_gone
 from errscan.model import SCHEMA_VERSION
 
 MINIREPO = FIXTURES / "minirepo"
@@ -176,6 +179,35 @@ def test_the_summary_times_each_stage_writing_the_site_included(tmp_path):
     assert "stage_seconds" not in (tmp_path / "b" / "api" / "index.json").read_text()
 
 
+def test_the_summary_time_is_the_whole_commands_opening_and_writing_included(tmp_path, monkeypatch):
+    """Opening the source (a release: fetching it) and writing the site, each made to take at least
+    DELAY, are both in the total, and writing in its own stage."""
+    import time
+
+    from click.testing import CliRunner
+
+    import errscan.render.site
+    import errscan.sources
+    from errscan.cli import cli
+
+    delay = 0.6
+
+    def slowed(function):
+        def slow(*args, **kwargs):
+            time.sleep(delay)
+            return function(*args, **kwargs)
+        return slow
+
+    monkeypatch.setattr(errscan.render.site, "write_site", slowed(errscan.render.site.write_site))
+    monkeypatch.setattr(errscan.sources, "open_source", slowed(errscan.sources.open_source))  # read when the scan starts
+    done = CliRunner().invoke(cli, ["scan", str(MINIREPO), "--out", str(tmp_path / "s"), "--cache-dir", str(tmp_path / "c")])
+    assert done.exit_code == 0, done.output
+    total, stages = stage_times(done.output)
+    assert stages["write"] >= delay
+    # Opening the source is in no stage, yet in the total (each figure rounded to a tenth).
+    assert total >= sum(stages.values()) + delay - 0.05 * (len(stages) + 1)
+
+
 def test_changed_work_tree_is_not_pinned_to_head(tmp_path):
     pkg = tmp_path / "vllm" / "distributed" / "kv_transfer"
     pkg.mkdir(parents=True)
@@ -191,12 +223,8 @@ def test_changed_work_tree_is_not_pinned_to_head(tmp_path):
     assert index["commit"] is None and "/blob/HEAD/" in index["errors"][0]["url"]
 
 
-def test_terminated_scan_stops_its_workers(tmp_path):
-    import os
-    import signal
-    import sys
-    import time
-
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_terminated_or_killed_scan_stops_its_workers(tmp_path, how):
     package = tmp_path / "vllm"
     package.mkdir()
     body = "".join(f"def f{i}(x):\n    if x > {i}:\n        raise ValueError(f'{{x}} > {i}')\n" for i in range(400))
@@ -204,13 +232,55 @@ def test_terminated_scan_stops_its_workers(tmp_path):
         (package / f"m{n}.py").write_text(body)
     process = subprocess.Popen([sys.executable, "-m", "errscan", "scan", str(tmp_path), "--include", "**",
                                 "--out", str(tmp_path / "s"), "-j", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    children: list[str] = []
-    deadline = time.monotonic() + 20
-    while not children and time.monotonic() < deadline:
-        time.sleep(0.1)
-        children = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True).stdout.split()
+    children = children_of(process.pid, 2, seconds=20)
     assert children, "the scan started no worker processes"
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=30) == 128 + signal.SIGTERM
-    time.sleep(0.5)
-    assert [pid for pid in children if os.path.exists(f"/proc/{pid}")] == []
+    process.send_signal(how)
+    assert process.wait(timeout=30) == (128 + how if how == signal.SIGTERM else -how)
+    left = wait_until_gone(children, 10)
+    for pid in left:  # so that a failure leaves nothing running
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
+
+
+def _process_limit(kind: str):
+    """Limits for a child: few open files, or few processes (not enforced for root)."""
+    import resource
+
+    def apply() -> None:
+        if kind == "open files":
+            resource.setrlimit(resource.RLIMIT_NOFILE, (48, 48))
+        else:
+            running = len(subprocess.run(["ps", "-u", str(os.getuid()), "-o", "pid="], capture_output=True, text=True).stdout.split())
+            resource.setrlimit(resource.RLIMIT_NPROC, (running + 4, running + 4))
+
+    return apply
+
+
+@pytest.mark.parametrize("kind", ["open files", "processes"])
+def test_more_jobs_than_the_system_allows_go_on_with_fewer(tmp_path, kind):
+    if kind == "processes" and os.geteuid() == 0:
+        pytest.skip("a process limit does not hold for root")
+    package = tmp_path / "src" / "vllm"
+    package.mkdir(parents=True)
+    for n in range(60):
+        (package / f"m{n}.py").write_text(f"def f(x):\n    if x:\n        raise ValueError('bad {n}')\n")
+    args = [sys.executable, "-m", "errscan", "scan", str(tmp_path / "src"), "--include", "**", "--no-cache"]
+    limited = subprocess.run([*args, "--out", str(tmp_path / "many"), "-j", "500"], preexec_fn=_process_limit(kind),
+                             capture_output=True, text=True)
+    assert limited.returncode == 0, limited.stderr
+    assert "internal error" not in limited.stderr
+    assert limited.stderr.count("could be started") == 1
+    alone = run_cli("scan", str(tmp_path / "src"), "--include", "**", "--no-cache", "--out", str(tmp_path / "one"), "-j", "1")
+    assert alone.returncode == 0
+    assert tree_bytes(tmp_path / "many") == tree_bytes(tmp_path / "one")
+
+
+def test_a_file_name_that_reads_as_part_of_a_url_is_percent_encoded_in_its_link(tmp_path):
+    package = tmp_path / "vllm" / "odd dir"
+    package.mkdir(parents=True)
+    (package / "#frag?q=1%.py").write_text("raise ValueError('x')\n")
+    done = run_cli("scan", str(tmp_path), "--include", "**", "--out", str(tmp_path / "s"))
+    assert done.returncode == 0, done.stderr
+    (error,) = json.loads((tmp_path / "s" / "api" / "index.json").read_text())["errors"]
+    assert error["path"] == "vllm/odd dir/#frag?q=1%.py"
+    assert error["url"] == "https://github.com/vllm-project/vllm/blob/HEAD/vllm/odd%20dir/%23frag%3Fq%3D1%25.py#L1"

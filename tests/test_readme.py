@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import FIXTURES, run_cli
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -35,3 +37,27 @@ def test_relative_links_in_the_readme_lead_to_files_the_sdist_ships():
     for target in targets:
         assert (root / target).is_file(), target
         assert any(target == item or target.startswith(item + "/") for item in shipped), target
+
+
+@pytest.mark.integration
+def test_every_relative_link_of_the_readme_and_docs_resolves_in_the_built_sdist(tmp_path):
+    """The sdist as a build tool makes it (uv, from the test extra), unpacked: each relative link of
+    README.md and docs/*.md leads to a file in it (absolute links go to their sites)."""
+    import tarfile
+
+    try:
+        from uv import find_uv_bin
+    except ImportError:
+        pytest.skip("no uv: pip install '.[test]'")
+    root = README.parent
+    subprocess.run([find_uv_bin(), "build", "--sdist", "--quiet", "--out-dir", str(tmp_path), str(root)], check=True)
+    (sdist,) = tmp_path.glob("errscan-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}  # Python < 3.10.12 has no filters
+        archive.extractall(tmp_path / "unpacked", **safe)
+    (unpacked,) = (tmp_path / "unpacked").iterdir()
+    pages = [unpacked / "README.md", *sorted((unpacked / "docs").glob("*.md"))]
+    links = [(page, target.partition("#")[0]) for page in pages
+             for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text()) if "://" not in target and not target.startswith("#")]
+    assert len(links) > 10
+    assert [f"{page.name} -> {target}" for page, target in links if not (page.parent / target).exists()] == []

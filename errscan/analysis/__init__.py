@@ -12,7 +12,6 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-import libcst as cst
 import msgspec
 
 from errscan.analysis.chains import Reach, conjoin, reach
@@ -23,10 +22,10 @@ from errscan.analysis.knobs import KnobCatalog, flags_in_message, knobs_in
 from errscan.analysis.plain import plain_words
 from errscan.analysis.related import related_errors
 from errscan.analysis.solutions import solutions
+from errscan.analysis.surfaces import SurfaceFinder, message_template
 from errscan.extract.conditions import Condition, Term, conjuncts, make_term, negate, parse_expression, render
 from errscan.extract.facts import ModuleFacts
 from errscan.extract.sites import RawSite
-from errscan.extract.templates import TemplateBuilder
 from errscan.graph.calls import CallGraph, function_node
 from errscan.model import Chain, ChainStep, Contribution, ErrorSite, Knob, Trigger
 from errscan.profiles import Profile
@@ -49,6 +48,7 @@ def analyze(
     explainer = Explainer(catalog, profile)
     helpers = HelperSettings(graph, catalog, profile)
     reads = _attribute_reads(graph)
+    finder = SurfaceFinder(graph, profile, [error for error, _, _ in sites])
     per_function: dict[str, tuple[Reach, dict[str, list[Source]]]] = {}  # many sites share a function
     analyzed: list[ErrorSite] = []
     for error, raw, module in sites:
@@ -58,8 +58,12 @@ def analyze(
         found, settings = per_function[node]
         terms, contributions = _site_terms(raw, module)
         trigger = _trigger(error, raw, module, terms, contributions, found, helpers, len({p.name for p in plugins}), settings)
-        with_trigger = msgspec.structs.replace(error, trigger=trigger)
-        explanation = explainer.explain(with_trigger, terms, contributions, found, _codes(settings))
+        with_trigger = msgspec.structs.replace(error, trigger=trigger, surfaces_as=finder.find(error, node, found.chains))
+        explanation = explainer.explain(with_trigger, terms, contributions, found, _codes(settings, helpers), module)
+        if explanation.kind == "usage" and explanation.fixes and profile.plugin_module_setting and \
+                explanation.fixes[0].setting.endswith(profile.plugin_module_setting):
+            # raised for a class of the user's own module: the built-in plugins on the way are not it
+            with_trigger = msgspec.structs.replace(with_trigger, trigger=msgspec.structs.replace(trigger, connectors=()))
         analyzed.append(msgspec.structs.replace(with_trigger, explanation=explanation))
     related = related_errors(analyzed)
     analyzed = [msgspec.structs.replace(e, trigger=msgspec.structs.replace(e.trigger, related=related[e.id])) for e in analyzed]
@@ -74,8 +78,10 @@ def _site_terms(raw: RawSite, module: ModuleFacts) -> tuple[Condition, list[tupl
     if raw.kind == "assert" and raw.assert_test:
         # An assert fires when its own test fails, on top of the path that reaches it.
         try:
-            failing = conjuncts(negate(ast.parse(raw.assert_test, mode="eval").body))
-            terms = conjoin(terms, tuple(make_term(c, {}) for c in failing))
+            failing = tuple(make_term(c, {}) for c in conjuncts(negate(ast.parse(raw.assert_test, mode="eval").body)))
+            written = tuple(t.raw for t in terms[len(terms) - len(failing):])
+            if written != tuple(t.raw for t in failing):  # the walk states it already, locals substituted
+                terms = conjoin(terms, failing)
         except SyntaxError:
             pass  # the test is kept as written in `assert_test`
     return terms, contributions
@@ -147,11 +153,7 @@ def _accumulated(raw: RawSite, module: ModuleFacts) -> tuple[Condition, list[tup
 
 
 def _template(source: str) -> str:
-    try:
-        expression = cst.parse_expression(source)
-    except cst.ParserSyntaxError:
-        return "{" + source + "}"
-    return TemplateBuilder(cst.Module(body=[]), lambda name: None).render(expression).text
+    return message_template(source)
 
 
 @dataclass(frozen=True)
@@ -178,9 +180,18 @@ def _attribute_reads(graph: CallGraph) -> dict[str, dict[str, list[Source]]]:
     return reads
 
 
-def _codes(settings: dict[str, list[Source]]) -> dict[str, list[str]]:
-    """What `self.x` may hold, as code only: the explanation reads its settings from the code."""
-    return {attribute: [source.code for source in sources] for attribute, sources in settings.items()}
+def _codes(settings: dict[str, list[Source]], helpers: HelperSettings) -> dict[str, list[str]]:
+    """What `self.x` may hold, as code only: the explanation reads its settings from the code. A
+    helper's environment variable (`self.x = get_layout()`, which reads `envs.X`) is written as
+    the read it is, so that the explanation finds it too."""
+    modules = [m.rsplit(".", 1)[-1] for m in helpers.catalog.env_modules]
+    codes: dict[str, list[str]] = {}
+    for attribute, sources in settings.items():
+        found = codes[attribute] = [source.code for source in sources]
+        if modules:
+            found += [f"{modules[0]}.{knob.name}" for source in sources
+                      for knob in helpers.called_in(source.code, source.module, source.scope) if knob.kind == "env"]
+    return codes
 
 
 def _class_reads(graph: CallGraph, node: str, reads: dict[str, dict[str, list[Source]]]) -> dict[str, list[Source]]:

@@ -29,6 +29,7 @@ class Setting:
     carrier: str | None  # the JSON flag it is written in
     path: tuple[str, ...] = ()  # where in that flag's JSON document
     default: Value = None
+    side: str = ""  # of two cooperating instances, the one whose setting it is ("" for this one alone)
 
 
 def candidates(setting: Setting, condition: str, likely: bool) -> list[Value]:
@@ -58,6 +59,8 @@ def action(setting: Setting, value: Value, catalog: KnobCatalog) -> str:
         inside = f" in `{setting.carrier}`" if setting.carrier else ""
         key = f'"{setting.path[-1]}"' if setting.path else setting.name
         said = f"Leave out `{key}`{where}{inside}"
+    elif setting.side:
+        said = f"Pass `{_flag_words(setting.name, text)}` on {setting.side}"
     elif setting.knob.kind == "cli_flag":
         said = _flag_action(setting.name, value)
     elif setting.knob.kind == "env":
@@ -73,12 +76,16 @@ def action(setting: Setting, value: Value, catalog: KnobCatalog) -> str:
     return said
 
 
-def failing_values(condition: str, settings: list[Setting]) -> dict[str, Value] | None:
-    """Values of `settings` under which the way in can fire: defaults and the condition's own
-    constants first, so that the failing command reads like one a user would run."""
+def failing_values(
+    condition: str, settings: list[Setting], preferred: dict[str, Value] | None = None,
+) -> dict[str, Value] | None:
+    """Values of `settings` under which the way in can fire: `preferred` ones (by setting name),
+    defaults and the condition's own constants first, so that the command reads like one a user
+    would run."""
     chosen: dict[str, Value] = {}
     for setting in settings:
-        for value in candidates(setting, condition, likely=True):
+        first = [preferred[setting.name]] if preferred and setting.name in preferred else []
+        for value in dict.fromkeys(first + candidates(setting, condition, likely=True)):
             if satisfiable(condition, *_equalities({**chosen, setting.code: value})):
                 chosen[setting.code] = value
                 break

@@ -12,18 +12,23 @@ from __future__ import annotations
 import ast
 import itertools
 import re
-from dataclasses import dataclass
 
-from errscan.analysis.chains import Reach
-from errscan.analysis.knobs import (
-    KnobCatalog, carrier, default_of, flags_in_message, json_flag_holding, json_path, knobs_at, spelling,
+from errscan.analysis.advice import (
+    PEER, UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, missing_package, not_installed, outside, own_class, report,
+    subject as advice_subject, unimplemented, unsupported_clause,
 )
-from errscan.analysis.commands import Setting, action, candidates, command, failing_values, written
+from errscan.analysis.chains import Reach
+from errscan.analysis.commands import Setting, action, candidates, written
+from errscan.analysis.examples import Examples
+from errscan.analysis.knobs import KnobCatalog, carrier, default_of, json_path, knobs_at, spelling
+from errscan.analysis.named import advised, decided, flags_in_words
+from errscan.analysis.ways import Way, for_part, positive_parts
 from errscan.analysis.solver import Value, rules_out, satisfiable
-from errscan.analysis.wording import phrase_for, user_words
+from errscan.analysis.wording import Raw, phrase_for, user_words
 from errscan.extract.conditions import Condition, parse_expression, render
-from errscan.model import ErrorSite, Example, Explanation, Fix
-from errscan.profiles import Profile
+from errscan.extract.facts import ModuleFacts
+from errscan.model import ErrorSite, Explanation, Fix, Knob
+from errscan.profiles import Phrase, Profile
 
 _ENVIRONMENT = frozenset({
     "ImportError", "ModuleNotFoundError", "OSError", "FileNotFoundError", "PermissionError", "ConnectionError",
@@ -31,17 +36,10 @@ _ENVIRONMENT = frozenset({
 })
 _KNOB_ORDER = {"cli_flag": 0, "extra_config": 1, "plugin_config": 2, "env": 3, "config_field": 4}
 _STATED = re.compile(r"\b([a-z_][a-z0-9_]*) (!=|==) ('[^']*'|\d+|True|False)")  # `mode != 'align'` in a message
+MAX_PHASES = 2  # the nearest entries' phases; more make a page long and say little
+MAX_ADDRESSES = 4  # address and port settings named for a peer error
+_ADDRESS = re.compile(r"(^|[_-])(host|hostname|ip|port|addr|address|url)s?($|[_-])", re.IGNORECASE)
 MAX_COMBINATIONS = 64  # joint assignments tried for a way in with several settings
-
-
-@dataclass(frozen=True)
-class Way:
-    """One way the error fires: a condition (deep form), the settings it reads, its words."""
-
-    condition: str
-    settings: tuple[Setting, ...]
-    stated: str = ""  # a condition on a setting that the message gives as the cause
-    part: str = ""  # the part of the message this way adds (accumulate-then-raise), "" for the whole
 
 
 class Explainer:
@@ -56,17 +54,18 @@ class Explainer:
             for field in fields:
                 self.config_of_field.setdefault(field, []).append(config_class)
         self.attribute_of_config = {c: a for a, c in catalog.config_attributes.items()}
+        self.examples = Examples(catalog, profile)
 
     def explain(
         self, error: ErrorSite, terms: Condition, contributions: list[tuple[str, str, str]], found: Reach,
-        class_settings: dict[str, list[str]],
+        class_settings: dict[str, list[str]], module: ModuleFacts | None = None,
     ) -> Explanation:
         own = tuple(t for t in terms if not t.other_error)
         earlier = tuple(t.deep for t in terms if t.other_error and not t.pseudo)
         ways = self._ways(error, own, contributions, class_settings)
         when, where = self._phase(found, error)
         path_words, path_way = self._path_words(found, class_settings)
-        subject = _subject(error, self.profile.title or self.profile.name)
+        subject = advice_subject(error, self.profile.title or self.profile.name)
         local = render(own, "deep")
         if local and satisfiable(local, *earlier) is False:
             summary = (
@@ -75,29 +74,67 @@ class Explainer:
             )
             return Explanation(summary, "unreachable", when, where)
         connectors = error.trigger.connectors if error.trigger else ()
-        fixes = tuple(fix for way in ways for fix in self._fixes(way, earlier, connectors)) + self._advised(error)
+        custom = unimplemented(error, own, found, self.profile)
+        if custom is not None:
+            method = error.function.rsplit(".", 1)[-1]
+            return Explanation(custom, "usage", when, where, (Fix("", None, f"Implement `{method}` in that class (or do not declare the interface it belongs to)."),))
+        mine = self._own_plugin(ways)
+        if mine is not None:
+            return own_class(error, mine, when, where, self.profile)
+        missing = missing_package(own, module, self.profile)
+        if missing is not None:
+            return not_installed(missing, subject, when, where, self.profile)
+        told = advised(error, self.catalog, self.profile)
+        fixes = tuple(fix for way in ways for fix in self._fixes(way, earlier, connectors, bool(told))) + told
         kind = self._kind(error, own, ways, fixes)
-        summary = self._summary(error, kind, ways, fixes, subject, when, class_settings)
-        if path_words:
+        summary = self._summary(error, kind, ways, fixes, subject, when, class_settings, own)
+        if path_words and kind != "internal":
             summary = f"{summary[:-1]} (this code runs only if {path_words})."
         if kind == "internal":
-            report = _report(error, subject, self.profile.title or self.profile.name)
-            named = self._flags_in_words(error.message)
-            if named:
-                check = " and ".join(f"`{flag}`" for flag in named)
-                both = " on both instances (prefill and decode)" if _PEERS.search(error.message) else ""
-                report = f"The message is about {check}: check it{both}; if it is as the message asks, {report[0].lower()}{report[1:]}"
-            fixes = (Fix(named[0] if named else "", None, report),)
+            fixes = (self._report_fix(error),)
+        elif kind == "environment":
+            what, check = outside(error, own, self.profile)
+            said = " The message carries the underlying error: it says what failed." if cause_in_message(error) else ""
+            fixes = (Fix("", None, check + said),)
+            if what.startswith(PEER):
+                fixes += self._addresses(class_settings)
         elif kind == "configuration" and not fixes:
-            settings = list(dict.fromkeys(s.name for way in ways for s in way.settings))
-            report = _report(error, subject, self.profile.title or self.profile.name)
+            settings = list(dict.fromkeys([s.name for way in ways for s in way.settings] + flags_in_words(error.message, self.catalog)))
             checked = " and ".join(f"`{name}`" for name in settings)
+            text = report(error, self.profile)
+            peers = " on both instances (prefill and decode)" if _PEERS.search(error.message) else ""
             fixes = (Fix(settings[0], None, (
-                f"Check {checked}: the condition below compares it with values vLLM works out itself, so no "
-                f"single value is known to avoid it; if yours looks right, {report[0].lower()}{report[1:]}"
+                f"Set {checked}{peers} so that what the message states no longer holds: the check compares it with "
+                f"values {self.profile.title or self.profile.name} works out itself, so no single value is known to "
+                f"avoid it. If yours look right, {text[0].lower()}{text[1:]}"
             )),)
-        example = self._example(error, ways, fixes, path_way) if kind == "configuration" else None
+        example = self.examples.example(error, ways, fixes, path_way) if kind == "configuration" else None
         return Explanation(summary, kind, when, where, tuple(dict.fromkeys(fixes)), example)
+
+    def _own_plugin(self, ways: list[Way]) -> Setting | None:
+        """The setting that loads a plugin class from the user's own module, when every way in needs it set."""
+        wanted = self.profile.plugin_module_setting
+        found = [next((s for s in way.settings if wanted and s.name.rsplit(".", 1)[-1] == wanted
+                       and s.code in positive_parts(way.condition)), None) for way in ways]
+        return found[0] if found and all(found) else None
+
+    def _addresses(self, class_settings: dict[str, list[str]]) -> tuple[Fix, ...]:
+        """The settings the class reads an address or port from: where the user tells it the peer's."""
+        found: dict[str, Setting] = {}
+        for sources in class_settings.values():
+            for source in sources:
+                tree = parse_expression(source)
+                for node in ast.walk(tree) if tree is not None else ():
+                    setting = self.setting_at(node, {})
+                    if setting is not None and _ADDRESS.search(setting.name.rsplit(".", 1)[-1].lstrip("-")):
+                        found.setdefault(setting.name, setting)
+        if not found:
+            return ()
+        names = sorted(found)[:MAX_ADDRESSES]
+        where = " and ".join(f"`{n}`" + (f" in `{found[n].carrier}`" if found[n].carrier else "") for n in names)
+        first = found[names[0]]
+        return (Fix(first.name, None, f"The addresses and ports come from {where}: check them on both instances (each "
+                                      f"must give one that the other can reach).", first.carrier),)
 
     # ways in and their settings
     def _ways(
@@ -119,8 +156,8 @@ class Explainer:
         stated = self._stated(message)
         if stated is not None:
             setting, code = stated
-            return Way(condition, tuple(dict.fromkeys((*settings, setting))), code, message if part else "")
-        return Way(condition, settings, part=message if part else "")
+            return Way(condition, tuple(dict.fromkeys((*settings, setting))), code, message if part else "", message)
+        return Way(condition, settings, part=message if part else "", message=message)
 
     def _settings_in(self, condition: str, class_settings: dict[str, list[str]]) -> tuple[Setting, ...]:
         tree = parse_expression(condition)
@@ -142,7 +179,7 @@ class Explainer:
             knobs = sorted(read, key=lambda k: k.kind) if len({k.name for k in read if k.kind != "cli_flag"}) == 1 else []
         knobs = [k for k in knobs if k.kind in _KNOB_ORDER]
         if not knobs:
-            return None
+            return self._peer_value(node)
         knob = min(knobs, key=lambda k: _KNOB_ORDER[k.kind])
         written_default = default_of(knob, self.catalog)
         default = _literal(written_default) if written_default is not None else None
@@ -150,6 +187,14 @@ class Explainer:
             ast.unparse(node), knob, spelling(knob, self.catalog), carrier(knob, self.catalog),
             json_path(knob, self.catalog), default,
         )
+
+    def _peer_value(self, node: ast.AST) -> Setting | None:
+        """A value that is the setting of this instance or of its peer (see the profile)."""
+        code = ast.unparse(node)
+        peer = next((p for p in self.profile.peer_values if re.fullmatch(p.pattern, code)), None)
+        if peer is None:
+            return None
+        return Setting(code, Knob("cli_flag", peer.setting, f"of {peer.side}"), peer.setting, None, side=peer.side)
 
     def _stated(self, message: str) -> tuple[Setting, str] | None:
         """`(mamba_cache_mode != 'align')` in the message: a config field the code names as the cause."""
@@ -164,10 +209,12 @@ class Explainer:
         return None
 
     # fixes
-    def _fixes(self, way: Way, earlier: tuple[str, ...], connectors: tuple[str, ...]) -> list[Fix]:
+    def _fixes(self, way: Way, earlier: tuple[str, ...], connectors: tuple[str, ...], advised: bool = False) -> list[Fix]:
         """The first assignment that rules the way out: one setting before several, likely values
         (defaults, the constants it is compared with) before the usual small ones."""
         condition = f"({way.condition}) and ({way.stated})" if way.stated else way.condition
+        earlier += tuple(f"{s.code} >= {p.minimum}" for s in way.settings if s.side
+                         for p in self.profile.peer_values if p.side == s.side)  # no fix below a setting's minimum
         for likely in (True, False):
             choices = [[(s, v) for v in self._candidates(s, condition, likely, connectors)] for s in way.settings]
             for setting_choices in choices:
@@ -178,41 +225,49 @@ class Explainer:
                 for combination in itertools.islice(itertools.product(*choices), MAX_COMBINATIONS):
                     if rules_out(condition, {s.code: v for s, v in combination}, earlier):
                         return [self._fix(combination, way)]
-        if not way.part:
+        # A whole message that blames a setting while only the model decides: the model comes first.
+        if not way.part and (way.settings or not advised or not _UNSUPPORTED.search(way.message)):
             return []  # a model property in vLLM's own branch (`if is_mla and shape != ...`) is no cause
-        phrases = [phrase_for(part, self.profile.vocabulary) for part in _positive_parts(way.condition)]
-        return [Fix("", None, _for_part(way) + p.avoid, part=way.part) for p in phrases if p is not None and p.avoid][:1]
+        phrases = [self._phrase_in(part) for part in positive_parts(way.condition)]
+        return [Fix("", None, for_part(way) + p.avoid, part=way.part) for p in phrases if p is not None and p.avoid][:1]
+
+    def _phrase_in(self, part: str) -> Phrase | None:
+        """The vocabulary's phrase for a part, or for the value a comparison tests (`len(x) > 1`)."""
+        found = phrase_for(part, self.profile.vocabulary)
+        tree = parse_expression(part)
+        if found is None and isinstance(tree, ast.Compare):
+            found = phrase_for(ast.unparse(tree.left), self.profile.vocabulary)
+        return found
 
     def _candidates(self, setting: Setting, condition: str, likely: bool, connectors: tuple[str, ...]) -> list[Value]:
         if setting.path == (self.profile.plugin_setting,) and connectors:
             return list(connectors) if likely else []  # the plugin's own name: the ones that reach here
         return candidates(setting, condition, likely)
 
-    def _advised(self, error: ErrorSite) -> tuple[Fix, ...]:
-        """Flags the message itself tells the user to pass, where they exist at this commit."""
-        return tuple(
-            Fix(knob.name, "true", f"Pass `{knob.name}`, as the message advises.")
-            for knob in flags_in_message(error.message, self.catalog)
-            if "stale" not in knob.detail and not knob.name.startswith("--no-")
-        )
-
-    def _flags_in_words(self, message: str) -> list[str]:
-        """Flags a message names in words: "tensor parallel size" is `--tensor-parallel-size`."""
-        words = " ".join(re.sub(r"\{[^{}]*\}", " ", message).lower().replace("_", " ").split())
-        return [
-            flag for flag in sorted(self.catalog.flags)
-            if flag.count("-") >= 4 and f" {flag[2:].replace('-', ' ')} " in f" {words} "
-        ]
+    def _report_fix(self, error: ErrorSite) -> Fix:
+        """An internal error's fix: what to report; first the settings its message names, if any."""
+        text = report(error, self.profile)
+        named = flags_in_words(error.message, self.catalog)
+        if not named:
+            return Fix("", None, text)
+        check = " and ".join(f"`{flag}`" for flag in named)
+        both = " on both instances (prefill and decode)" if _PEERS.search(error.message) else ""
+        return Fix(named[0], None, f"The message is about {check}: check it{both}. If it is as the message asks, {text[0].lower()}{text[1:]}")
 
     def _fix(self, assignment: tuple[tuple[Setting, Value], ...], way: Way) -> Fix:
-        """One fix: each setting of the assignment with its value (all of them together)."""
+        """One fix: each setting of the assignment with its value (all of them together), and the
+        settings the project needs with them (it resets them otherwise)."""
         actions = [action(setting, value, self.catalog) for setting, value in assignment]
+        needed = [n for setting, value in assignment for n in self.examples.needs(setting, written(value, setting))]
+        actions += [f"pass `{name}`" if value == "true" else f"pass `{name} {value}`" for name, value in needed]
         text = actions[0] + "".join(f", and {a[0].lower()}{a[1:]}" for a in actions[1:])
-        if way.stated and any(setting.code in way.stated for setting, _ in assignment):
+        if needed:
+            text += f" ({self.examples.reset_words([s.name for s, _ in assignment])})"
+        elif way.stated and any(setting.code in way.stated for setting, _ in assignment):
             text += " (the message names it as the cause)"
         (first, value), *rest = assignment
-        others = tuple((s.name, written(v, s)) for s, v in rest)
-        return Fix(first.name, written(value, first), f"{_for_part(way)}{text}.", first.carrier, others, way.part or None)
+        others = tuple((s.name, written(v, s)) for s, v in rest) + tuple(needed)
+        return Fix(first.name, written(value, first), f"{for_part(way)}{text}.", first.carrier, others, way.part or None)
 
     # kind, phase, words
     def _kind(self, error: ErrorSite, own: Condition, ways: list[Way], fixes: tuple[Fix, ...]) -> str:
@@ -225,6 +280,8 @@ class Explainer:
             return "configuration"
         if "HTTPException" in names:
             return "usage"
+        if cause_in_message(error):  # it reports a failure it caught, whose own error it shows
+            return "environment"
         return "internal"
 
     def _phase(self, found: Reach, error: ErrorSite) -> tuple[str | None, str | None]:
@@ -236,14 +293,16 @@ class Explainer:
             phase = self.phases.get(chain.entry.node.rsplit(".", 1)[-1])
             if phase is None:
                 continue
-            phases.append(phase.when)
+            later = background(chain)
+            phases.append(f"in the background thread `{later}`, started {phase.when}" if later else phase.when)
             told = f"{render(chain.condition) or ''} {error.function}."
             places.append(next((p.where for p in self.profile.places if re.search(p.pattern, told)), phase.where))
         if not phases:
             return None, None
+        phases = [p for i, p in enumerate(phases) if not any(_same_start(p, q) for q in phases[:i])]
         wheres = list(dict.fromkeys(places))
         wheres = [w for w in wheres if not any(w != other and w in other for other in wheres)]
-        return "; or ".join(dict.fromkeys(phases)), ", ".join(wheres)
+        return "; or ".join(list(dict.fromkeys(phases))[:MAX_PHASES]), ", ".join(wheres)
 
     def _path_words(self, found: Reach, class_settings: dict[str, list[str]]) -> tuple[str | None, Way | None]:
         """The settings the shortest chain needs on its way (`"use_native": true`), in words."""
@@ -259,25 +318,40 @@ class Explainer:
 
     def _summary(
         self, error: ErrorSite, kind: str, ways: list[Way], fixes: tuple[Fix, ...], subject: str, when: str | None,
-        class_settings: dict[str, list[str]],
+        class_settings: dict[str, list[str]], own: Condition,
     ) -> str:
         first = when.split("; or ")[0] if when else None  # the page lists every phase; one reads best here
-        timing = f" {first}" if first else ""
+        timing = " in a background thread" if first and first.startswith("in the background") else f" {first}" if first else ""
         words = [self._words(way, class_settings) for way in ways]
         if kind == "configuration":
             if words and all(words):
-                return f"{subject} raises this{timing} if " + "; or if ".join(words) + "."  # type: ignore[arg-type]
+                said = f"{subject} raises this{timing} if " + "; or if ".join(words) + "."  # type: ignore[arg-type]
+                unsaid = [s.name for way in ways for s in way.settings if s.name not in said]
+                if unsaid:  # read by a part that has no words: still the user's to check
+                    said += f" It also depends on {' and '.join(f'`{n}`' for n in dict.fromkeys(unsaid))}."
+                return said
             named = [f"`{s.name}`" for way in ways for s in way.settings] + [f"`{f.setting}`" for f in fixes if f.setting]
+            named += [f"`{flag}`" for flag in flags_in_words(error.message, self.catalog)]
             return f"{subject} raises this{timing}; {', '.join(dict.fromkeys(named)) or 'the model'} decides whether it does."
         if kind == "environment":
-            return f"{subject} raises this{timing} when something outside its settings fails: a package, a file, a device or the peer instance."
+            what, _ = outside(error, own, self.profile)
+            return f"{subject} reports this{timing} when {what}; no setting of yours decides it."
         if kind == "usage":
             return f"{subject} refuses a request with this error{timing}: the request itself is at fault."
         known = [w for w in words if w]
-        case = f" when {'; or when '.join(known)}" if known else ""
+        case = f" It can only happen when {'; or when '.join(known)}." if known else ""
+        project = self.profile.title or self.profile.name
+        refused = unsupported_clause(error.message)
+        if refused:
+            return (f"{subject} refuses a setup it does not support: the message says {refused}. No setting that "
+                    f"decides it could be traced in the code, so the message is the guide.{case}")
+        if error.exception.rsplit(".", 1)[-1] == "NotImplementedError" and not own and "." in error.function:
+            return (f"`{error.function}` is a method that classes built on `{error.function.rsplit('.', 1)[0]}` must "
+                    f"override; one reached through {subject} does not, so it is most likely a bug there.")
+        check = f"{subject} logs this" if error.kind == "log" else f"An internal consistency check of {subject} fails"
         return (
-            f"An internal check of {subject} fails{timing}{case}. "
-            "No setting that decides it could be traced: it points to a bug or an unsupported setup."
+            f"{check}: {project}'s own state is not what this code expects, "
+            f"and no setting of yours decides it, so it is most likely a bug.{case}"
         )
 
     def _words(self, way: Way, class_settings: dict[str, list[str]]) -> str | None:
@@ -288,75 +362,24 @@ class Explainer:
             setting = self.setting_at(node, class_settings)
             if setting is None:
                 return None
+            if setting.side:
+                return Raw(f"{setting.side}'s `{setting.name}`")
             return f"{setting.name}` in `{setting.carrier}" if setting.carrier else setting.name
 
-        parts = [user_words(part, name, self.profile.vocabulary) for part in _conjuncts(way.condition)]
+        unset_never = {s.name for s in way.settings if decided(s.knob, self.catalog)}
+        parts = [user_words(part, name, self.profile.vocabulary, unset_never) for part in positive_parts(way.condition)]
         if way.stated:
-            stated = user_words(way.stated, name, self.profile.vocabulary)
+            stated = user_words(way.stated, name, self.profile.vocabulary, unset_never)
             parts.append(f"(as the message says) {stated}" if stated else None)
         said = [p for p in parts if p]
         return " and ".join(dict.fromkeys(said)) if said else None
 
-    # example
-    def _plugin(self, connector: str | None) -> tuple[str, dict[str, str]] | None:
-        """The JSON flag naming the plugin, with the fields an example command needs."""
-        flag = json_flag_holding(self.profile.plugin_setting, self.catalog) if self.profile.plugin_setting else None
-        if connector is None or flag is None:
-            return None
-        return flag, {self.profile.plugin_setting: connector, **dict(self.profile.plugin_setting_defaults)}
-
-    def _example(self, error: ErrorSite, ways: list[Way], fixes: tuple[Fix, ...], path: Way | None) -> Example | None:
-        way = next((w for w in ways if w.settings), None)
-        if way is None or not fixes or not self.profile.launch_command:
-            return None
-        condition = f"({way.condition}) and ({way.stated})" if way.stated else way.condition
-        fixed = {f.setting: f.value for f in fixes if f.value is not None}
-        shown = [s for s in way.settings if s.name in fixed]
-        failing = failing_values(condition, shown)
-        if failing is None:
-            return None
-        connector = error.trigger.connectors[0] if error.trigger and error.trigger.connectors else None
-        # A setting whose default already fails is left out of the first command, as users do.
-        before_values = {s: None if failing[s.code] == s.default else written(failing[s.code], s) for s in shown}
-        after_values = {s: fixed[s.name] for s in shown}
-        needed = failing_values(path.condition, list(path.settings)) if path else None  # to get there at all
-        for setting in path.settings if path and needed else ():
-            if setting not in before_values and setting.code in needed and needed[setting.code] != setting.default:
-                before_values[setting] = after_values[setting] = written(needed[setting.code], setting)
-        before = command(self.profile.launch_command, before_values, self._plugin(connector))
-        after = command(self.profile.launch_command, after_values, self._plugin(connector))
-        return Example(before, after) if before != after else None
-
-
-
-def _subject(error: ErrorSite, project: str) -> str:
-    connectors = error.trigger.connectors if error.trigger else ()
-    if not connectors:
-        return project
-    if len(connectors) <= 2:
-        return " and ".join(connectors)
-    return f"{connectors[0]} (and {len(connectors) - 1} other connectors)"
+def _same_start(one: str, other: str) -> bool:
+    """Two phases told the same before their parenthesis ("at engine start-up (when ...)")."""
+    return one.split(" (")[0] == other.split(" (")[0]
 
 
 _PEERS = re.compile(r"\b(remote|local|prefill|decode)\b", re.IGNORECASE)
-_UNSUPPORTED = re.compile(r"not (yet )?supported|unsupported|does not support|only works|requires", re.IGNORECASE)
-
-
-def _report(error: ErrorSite, subject: str, project: str) -> str:
-    connectors = error.trigger.connectors if error.trigger else ()
-    named = ", ".join(connectors[:-1]) + f" and {connectors[-1]}" if len(connectors) > 1 else subject
-    owner = f"the maintainers of {named}" if connectors else f"the {project} maintainers"
-    report = f"report it to {owner} with the full message, your {project} version, the model and the command you ran."
-    if _UNSUPPORTED.search(error.message):
-        return f"The message names a setup that is not supported: change that part (the model or the settings it names); if it should work, {report}"
-    return report[0].upper() + report[1:]
-
-
-def _conjuncts(condition: str) -> list[str]:
-    tree = parse_expression(condition)
-    if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And):
-        return [ast.unparse(v) for v in tree.values]
-    return [condition]
 
 
 def _self_attribute(node: ast.AST) -> str | None:
@@ -371,29 +394,6 @@ def _literal(text: str) -> Value:
     except (ValueError, SyntaxError):
         return None
     return value if isinstance(value, (bool, int, str)) else None
-
-
-def _for_part(way: Way) -> str:
-    """Which part of the message a fix is for, when the message is built from several."""
-    if not way.part:
-        return ""
-    shown = re.sub(r"\{[^{}]*\}", "…", way.part)
-    return f"For “{shown}”: "
-
-
-def _positive_parts(condition: str) -> list[str]:
-    """The `and` parts of a condition, quantifiers opened: what must hold, never what must not."""
-    found = []
-    for part in _conjuncts(condition):
-        tree = parse_expression(part)
-        while isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id == "any" and tree.args \
-                and isinstance(tree.args[0], ast.GeneratorExp):
-            tree = tree.args[0].elt
-        if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And):
-            found += [ast.unparse(v) for v in tree.values]
-        elif tree is not None:
-            found.append(ast.unparse(tree))
-    return found
 
 
 def _named_in(setting: Setting, error: ErrorSite) -> bool:

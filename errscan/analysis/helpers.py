@@ -58,7 +58,7 @@ class HelperSettings:
         own: list[Knob] = []
         deeper: list[Knob] = []
         for ret in returns:
-            for source in [t.deep for t in ret.condition if not t.pseudo] + ([ret.value] if ret.value else []):
+            for source in [t.deep for t in ret.condition if not t.pseudo] + [v for v in (ret.value, ret.deep) if v]:
                 own.extend(knobs_in(source, self.catalog, self.profile, arguments=False))
                 deeper.extend(self.called_in(source, module, fact.scope, depth + 1))
             for call in calls.get(ret.line, ()):  # what the returned expression is computed from

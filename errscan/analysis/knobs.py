@@ -74,7 +74,7 @@ class KnobCatalog:
                     json_flags.setdefault(declared.annotation, flag_name(declared.name))
         return cls(
             attributes, fields, flags, profile.env_modules, profile.extra_config_attribute, json_flags,
-            profile.plugin_settings, defaults, _filled(graph, config),
+            profile.plugin_settings, defaults, _filled(graph, config, attributes),
         )
 
     def flag_for(self, config_class: str, field: str) -> str | None:
@@ -86,9 +86,10 @@ class KnobCatalog:
         return candidate if candidate in self.flags and not self.flags[candidate] else None
 
 
-def _filled(graph: CallGraph, config: dict[str, ClassFact]) -> frozenset[str]:
+def _filled(graph: CallGraph, config: dict[str, ClassFact], attributes: dict[str, str]) -> frozenset[str]:
     """Config fields that a config class's validation sets when they are unset: `self.f = ...`
-    under `self.f is None` (or `not self.f`) in its `__post_init__` or a validator."""
+    under `self.f is None` (or `not self.f`) in its `__post_init__` or a validator, and the root
+    config's `self.a.f = ...` for a field `f` of the config class held in `self.a`."""
     found = set()
     for module in graph.index.modules.values():
         for default in module.attribute_defaults:
@@ -96,7 +97,10 @@ def _filled(graph: CallGraph, config: dict[str, ClassFact]) -> frozenset[str]:
             if fact is None or fact.class_qualname not in config or not validates(fact):
                 continue
             if _tests_unset(parse_expression(default.test), f"self.{default.attribute}"):
-                found.add(f"{fact.class_qualname.rsplit('.', 1)[1]}.{default.attribute}")
+                owner, _, field = default.attribute.rpartition(".")
+                config_class = attributes.get(owner) if owner else fact.class_qualname.rsplit(".", 1)[1]
+                if config_class:
+                    found.add(f"{config_class}.{field}")
     return frozenset(found)
 
 

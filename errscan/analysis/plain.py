@@ -119,6 +119,10 @@ def _compare_words(left: ast.expr, op: ast.cmpop, right: ast.expr, negate: bool)
             return f"{_code(left.args[0])} is {'empty' if empty else 'not empty'}"
         phrase = _LEN_WORDS[type(op)][1 if negate else 0].format(n=n)
         return f"{_code(left.args[0])} {phrase} item{'' if n == 1 else 's'}"
+    remainder = isinstance(left, ast.BinOp) and isinstance(left.op, ast.Mod) and isinstance(right, ast.Constant)
+    if remainder and right.value == 0 and isinstance(op, (ast.Eq, ast.NotEq)):  # `a % b != 0`
+        multiple = isinstance(op, ast.Eq) != negate
+        return f"{_code(left.left)} is {'' if multiple else 'not '}a multiple of {_code(left.right)}"
     if type(op) in _COMPARE_WORDS:
         return f"{_code(left)} {_COMPARE_WORDS[type(op)][1 if negate else 0]} {_code(right)}"
     return f"{_code(ast.Compare(left, [op], [right]))} is {'false' if negate else 'true'}"

@@ -65,6 +65,9 @@ class Encoding:
             return z3.BoolVal(bool(node.value))
         if isinstance(node, ast.Compare):
             return z3.And([self._compare(a, op, b) for a, op, b in _pairs(node)])
+        invariant = _any_invariant(node)
+        if invariant:  # `any(a(x) and b for x in xs)` holds only if `b` does
+            return z3.And(self._var(ast.unparse(node), "bool"), *(self._bool(part) for part in invariant))
         if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
                 return self._int(node) > 0  # a container is true when it holds something
@@ -127,6 +130,19 @@ class Encoding:
 
 _CONVERSIONS = frozenset({"str", "int", "float"})
 _CASE = frozenset({"lower", "upper", "strip"})
+
+
+def _any_invariant(node: ast.expr) -> list[ast.expr]:
+    """The parts of an `any(...)` generator's test that no loop variable enters: each must hold
+    for the `any` to hold (the rest stays one opaque truth value)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "any"
+            and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp)):
+        return []
+    generator = node.args[0]
+    bound = {n.id for g in generator.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+    tests = [generator.elt, *(test for g in generator.generators for test in g.ifs)]
+    parts = [v for t in tests for v in (t.values if isinstance(t, ast.BoolOp) and isinstance(t.op, ast.And) else [t])]
+    return [p for p in parts if not {n.id for n in ast.walk(p) if isinstance(n, ast.Name)} & bound]
 
 
 def _unwrapped(node: ast.expr) -> ast.expr:

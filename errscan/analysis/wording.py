@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Callable
+from typing import Callable, Container
 
 from errscan.analysis.plain import plain_words
 from errscan.extract.conditions import parse_expression
@@ -22,13 +22,18 @@ _BUILTINS = frozenset({"len", "isinstance", "any", "all", "abs", "min", "max", "
 Namer = Callable[[ast.expr], "str | None"]  # a node's user-facing name (a setting), or None
 
 
+class Raw(str):
+    """A name the namer has already written in full (with its own code marks)."""
+
+
 def phrase_for(code: str, vocabulary: tuple[Phrase, ...]) -> Phrase | None:
     return next((p for p in vocabulary if re.fullmatch(p.pattern, code)), None)
 
 
-def user_words(code: str, setting_name: Namer, vocabulary: tuple[Phrase, ...]) -> str | None:
+def user_words(code: str, setting_name: Namer, vocabulary: tuple[Phrase, ...], decided: Container[str] = ()) -> str | None:
     """`code` in words with settings and vocabulary substituted; None when some value it tests
-    has no user-facing name."""
+    has no user-facing name. `decided`: settings the program gives a value when they are left
+    out, which are never "unset" when it tests them."""
     tree = parse_expression(code)
     if tree is None:
         return None
@@ -65,8 +70,9 @@ def user_words(code: str, setting_name: Namer, vocabulary: tuple[Phrase, ...]) -
             text = text.replace(f"{code_name} is false or empty", phrase.negated or f"not ({phrase.words})")
         if phrase is None:  # a setting
             text = text.replace(f"{code_name} is true (set, non-empty)", f"`{words}` is on")
-            text = text.replace(f"{code_name} is false or empty", f"`{words}` is off or unset")
-        text = text.replace(code_name, words if phrase is not None else f"`{words}`")
+            unset = "" if words.split("`")[0] in decided else " or unset"
+            text = text.replace(f"{code_name} is false or empty", f"`{words}` is off{unset}")
+        text = text.replace(code_name, words if phrase is not None or isinstance(words, Raw) else f"`{words}`")
         text = text.replace(placeholder, words)
     return None if "__u" in text else text
 

@@ -9,6 +9,7 @@ from errscan.model import CatalogDiff, ErrorHead
 INDEX = "api/index.json"
 CALLGRAPH = "api/callgraph.json"
 SCHEMA = "api/schema.json"
+MATCHER = "api/matcher.json"
 
 
 def error_document_path(error_id: str) -> str:

@@ -37,7 +37,7 @@ def _side(spec: str, git_dir: Path | None, profile: Profile, cache_dir: Path) ->
         return Revision(spec, lambda: open_source(str(git_dir), profile=profile, commit=spec, cache_dir=cache_dir))
     if spec.startswith(f"{profile.distribution}=="):
         version = spec.partition("==")[2]
-        return Revision(version, lambda: open_source(None, profile=profile, release=version, cache_dir=cache_dir))
+        return Revision(version, lambda: open_source(None, profile=profile, release=version, cache_dir=cache_dir), fetches=True)
     if (site := _site_root(Path(spec))) is not None:
         catalog = read_site(site)
         return catalog.version or (catalog.commit or "")[:10] or spec, catalog

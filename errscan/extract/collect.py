@@ -15,10 +15,12 @@ from errscan.extract.conditions import (
     Binding, Condition, Env, case_term, conjuncts, guarded_description, loop_term, make_term, negate, pseudo_term,
     unparse,
 )
+from errscan.extract.dataflow import assigned_by, changed_in_loop, effect_call, forget, mutated_by_call
 from errscan.extract.facts import (
     AppendFact, AttributeDefault, AttributeRead, AttributeType, CallFact, ClassFact, FieldFact, FunctionFact, ModuleFacts,
-    ReturnFact, StatementPosition,
+    ReturnFact, StatementPosition, TryFact,
 )
+from errscan.extract.handlers import try_fact
 from errscan.extract.logcalls import GENERIC, LogCalls
 from errscan.extract.names import ScopeStack, resolve_relative
 
@@ -32,6 +34,8 @@ _SCALAR_FIELDS = frozenset({
     "ctx", "op", "ops", "id", "attr", "arg", "name", "names", "module", "level", "conversion",
     "is_async", "kind", "type_comment", "simple",
 })
+# Statements that bind or change locals at their own level (`dataflow.assigned_by`).
+_BINDING = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.Delete})
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}  # node type -> its fields that may hold expressions
 
 
@@ -66,13 +70,18 @@ class FactCollector:
         self.attribute_types: list[AttributeType] = []
         self.attribute_reads: list[AttributeRead] = []
         self.attribute_defaults: list[AttributeDefault] = []
+        self.local_values: dict[tuple[str, str], list[str]] = {}  # (function scope, local) -> what it was assigned
         self.statements: list[StatementPosition] = []
+        self.tries: list[TryFact] = []
         self.module_values: dict[str, str] = {}
         self.frame = _Frame("", frozenset(), frozenset(), {}, {})
         self.class_stack: list[str] = []
         self.loop_depth = 0  # `for` bodies around the statement being read
         self.arguments: dict[ast.Call, str] = {}  # a call written as another call's argument -> `callee:key`
         self.reads_seen: set[tuple[str, str, Condition]] = set()
+        self.changes: list[tuple[str, bool]] = []  # (local, rebound or else changed in place), in walk order
+        self.assigned: set[str] = set()  # locals of the function assigned so far, once or more
+        self.loops: dict[int, frozenset[str]] = {}  # id of a loop -> what its body changes (`dataflow`)
 
     def collect(self, tree: ast.Module, names: tuple[frozenset[str], frozenset[str]] | None = None) -> ModuleFacts:
         """The module's facts; `names` are its `bindings` when the caller has them already."""
@@ -96,6 +105,7 @@ class FactCollector:
             attribute_reads=tuple(self.attribute_reads),
             attribute_defaults=tuple(self.attribute_defaults),
             module_values=self.module_values,
+            tries=tuple(self.tries),
         )
 
     def qualify_scope(self, scope: str) -> str:
@@ -104,8 +114,25 @@ class FactCollector:
     # blocks and statements
     def block(self, body: list[ast.stmt], terms: Condition, env: Env, partial: tuple[str, ...]) -> None:
         env = dict(env)
+        changes = self.changes
         for stmt in body:
+            mark = len(changes)
             self.statement(stmt, terms, env, partial)
+            kind = type(stmt)
+            if kind is ast.Expr:
+                call = effect_call(stmt)
+                if call is not None:
+                    changes.extend((k, False) for k in mutated_by_call(call, self.logs.level, True) if k in self.frame.bound or k[:5] == "self.")
+            elif kind in _BINDING:
+                bound, changed = assigned_by(stmt)
+                once = self.frame.once  # a first and only assignment replaces nothing
+                changes.extend([*((k, True) for k in bound if k not in once), *((k, False) for k in changed)])
+            if len(changes) > mark:  # what the statement (re)bound or changed no longer reaches
+                new = changes[mark:]
+                rebound = [k for k, again in new if again]
+                if env or terms:
+                    terms = forget(env, terms, rebound, [k for k, again in new if not again], self.assigned.intersection(rebound))
+                self.assigned.update(rebound)
             if isinstance(stmt, ast.If):
                 body_exits, else_exits = always_exits(stmt.body), bool(stmt.orelse) and always_exits(stmt.orelse)
                 if body_exits and not else_exits:
@@ -119,7 +146,8 @@ class FactCollector:
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 bound = dotted(targets[0]) if len(targets) == 1 else None
-                if bound in self.frame.once:  # a local, or a `self.x` set once in this function
+                # A local, or a `self.x` set once in this function, until a change.
+                if bound in self.frame.once:
                     env[bound] = Binding(stmt.value, self.loop_depth > 0)
 
     def statement(self, stmt: ast.stmt, terms: Condition, env: Env, partial: tuple[str, ...]) -> None:
@@ -138,16 +166,20 @@ class FactCollector:
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             self.expressions([stmt.iter], terms)
             self.loop_depth += 1
-            self.block(stmt.body, terms + (loop_term(stmt.target, stmt.iter, env),), env, partial)
+            self.block(stmt.body, terms + (loop_term(stmt.target, stmt.iter, env),), self.loop_env(stmt, env), partial)
             self.loop_depth -= 1
             if stmt.orelse:
                 self.block(stmt.orelse, terms, env, partial + (f"line {stmt.lineno}: for-else",))
         elif isinstance(stmt, ast.While):
             self.expressions([stmt.test], terms)
-            self.block(stmt.body, terms + tuple(make_term(c, env) for c in conjuncts(stmt.test)), env, partial)
+            looped = self.loop_env(stmt, env)
+            self.block(stmt.body, terms + tuple(make_term(c, looped) for c in conjuncts(stmt.test)), looped, partial)
             if stmt.orelse:
                 self.block(stmt.orelse, terms, env, partial + (f"line {stmt.lineno}: while-else",))
         elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            found = try_fact(stmt, self.frame.scope, self.logs)
+            if found is not None:
+                self.tries.append(found)
             self.block(stmt.body, terms, env, partial)
             guarded = guarded_description(stmt.body)
             for handler in stmt.handlers:
@@ -171,29 +203,37 @@ class FactCollector:
         if isinstance(stmt, ast.Raise):
             kind = "raise" if stmt.exc is not None and not rethrows(stmt.exc) else "reraise"
             self.position(stmt, kind, terms, partial)
-        elif isinstance(stmt, ast.Assert):
-            self.position(stmt, "assert" if stmt.msg is not None else "assert-nomsg", terms, partial)
+        elif isinstance(stmt, ast.Assert):  # it fails when its test does, on top of the path to it
+            failing = tuple(make_term(c, env) for c in conjuncts(negate(stmt.test)))
+            self.position(stmt, "assert" if stmt.msg is not None else "assert-nomsg", terms + failing, partial)
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and stmt.value.args:
             if self.logs.level(dotted(stmt.value.func)):
                 self.position(stmt, "log", terms, partial)
         elif isinstance(stmt, ast.Return):
-            self.returns.append(ReturnFact(self.frame.scope, dotted(stmt.value) if stmt.value else None, stmt.lineno, terms))
+            value = dotted(stmt.value) if stmt.value else None
+            sources = self.local_values.get((self.frame.scope, value), []) if isinstance(stmt.value, ast.Name) else []
+            deep = f"({', '.join(dict.fromkeys(sources))},)" if sources else None  # whichever assignment it holds
+            self.returns.append(ReturnFact(self.frame.scope, value, stmt.lineno, terms, deep))
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             self.import_(stmt)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             self.assignment(stmt)
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if not self.scopes.at_module and len(targets) == 1 and isinstance(targets[0], ast.Name) and stmt.value is not None:
+                self.local_values.setdefault((self.frame.scope, targets[0].id), []).append(ast.unparse(stmt.value))
             self.alias(stmt, terms)
             if terms and self.class_stack:
                 self.default(stmt, terms)
         self.expressions([stmt], terms)
 
     def default(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition) -> None:
-        """`self.x = ...` under a test of `self.x`: an `AttributeDefault`."""
+        """`self.x = ...` (or `self.a.x = ...`) under a test of that very attribute: an `AttributeDefault`."""
         for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
-            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-                test = next((t.raw for t in terms if _mentions(t.raw, f"self.{target.attr}")), None)
+            written = dotted(target) if isinstance(target, ast.Attribute) else None
+            if written and written.startswith("self.") and written.count(".") <= 2:
+                test = next((t.raw for t in terms if _mentions(t.raw, written)), None)
                 if test is not None:
-                    self.attribute_defaults.append(AttributeDefault(self.frame.scope, target.attr, test))
+                    self.attribute_defaults.append(AttributeDefault(self.frame.scope, written[len("self."):], test))
 
     def alias(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition) -> None:
         """`cls = module.Impl`: remember what a later `cls(...)` may call, and when."""
@@ -270,8 +310,17 @@ class FactCollector:
             self.reads_seen.add(key)
             self.calls.append(CallFact(self.frame.scope, text, line, terms, (), (), "read"))
 
+    def loop_env(self, loop: ast.For | ast.AsyncFor | ast.While, env: Env) -> Env:
+        """`env` without the locals the loop body changes: the next iteration reads their new value."""
+        if not env:
+            return env
+        changed = changed_in_loop(loop, self.loops, self.logs.level)
+        return {k: v for k, v in env.items() if k not in changed} if not changed.isdisjoint(env) else env
+
     def call(self, node: ast.Call, terms: Condition) -> None:
         receiving = self.arguments.pop(node, None)
+        if type(node.func) is ast.Attribute:
+            self.changes.extend((k, False) for k in mutated_by_call(node, self.logs.level) if k in self.frame.bound or k[:5] == "self.")
         callee = _callee_text(node.func)
         for key, argument in [*enumerate(node.args), *((k.arg, k.value) for k in node.keywords)]:
             if callee and type(argument) is ast.Call:
@@ -326,10 +375,11 @@ class FactCollector:
 
     def body(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: str, params: tuple) -> None:
         """A function's body, in a frame of its own: its conditions start at the function's entry."""
-        saved, saved_depth = self.frame, self.loop_depth
+        saved, saved_depth, saved_changes, saved_assigned = self.frame, self.loop_depth, self.changes, self.assigned
         self.frame, self.loop_depth = _Frame(scope, *bindings(node), {p: a for p, a in params if a}, {}), 0
+        self.changes, self.assigned = [], set()
         self.block(node.body, (), {}, ())
-        self.frame, self.loop_depth = saved, saved_depth
+        self.frame, self.loop_depth, self.changes, self.assigned = saved, saved_depth, saved_changes, saved_assigned
 
     def klass(self, node: ast.ClassDef) -> None:
         if self.scopes.at_module:
@@ -374,7 +424,9 @@ class FactCollector:
             if len(targets) == 1 and isinstance(targets[0], ast.Name) and stmt.value is not None:
                 value = stmt.value.func if isinstance(stmt.value, ast.Call) else stmt.value
                 name = dotted(value)
-                if name:
+                if _is_none(value) and any(s == "" and local == targets[0].id for s, local, _ in self.imports):
+                    self.module_values[targets[0].id] = "None"  # `except ImportError: X = None`: an optional import
+                elif name:
                     suffix = "()" if isinstance(stmt.value, ast.Call) else ""
                     self.module_values[targets[0].id] = name + suffix
         # `self.x = Foo(...)` / `self.x: Foo = ...` in a method types the attribute x.
@@ -415,6 +467,10 @@ class FactCollector:
         self.imports.append((self.scopes.current, local, target))
         if self.scopes.at_module:
             self.local_defs.add(local)
+
+
+def _is_none(value: ast.expr) -> bool:
+    return isinstance(value, ast.Constant) and value.value is None
 
 
 def _setting_read(value: ast.expr | None) -> str | None:

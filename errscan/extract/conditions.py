@@ -12,13 +12,15 @@ pseudo-calls `raises(E, <call>)` and `matches(<subject>, <pattern>)`; see docs/c
 from __future__ import annotations
 
 import ast
-from functools import lru_cache
+import re
+from functools import cached_property, lru_cache
 from dataclasses import dataclass
 
 _INVERSE = {
     ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE,
     ast.LtE: ast.Gt, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In,
 }
+_NAMES = re.compile(r"(?<![\w.'\"])(self\.\w+|[A-Za-z_]\w*)")
 _CONTAINERS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _ATOMIC = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant)
 _COMPUTED = (ast.Call, ast.Compare, ast.BoolOp, ast.UnaryOp, ast.BinOp, ast.NamedExpr, ast.IfExp)
@@ -32,6 +34,17 @@ class Binding:
     value: ast.expr
     per_iteration: bool = False
 
+    @cached_property
+    def reads(self) -> frozenset[str]:
+        """The locals (and `self.x`) the value reads: it means something else once one is rebound."""
+        found = set()
+        for node in ast.walk(self.value):
+            if type(node) is ast.Name:
+                found.add(node.id)
+            elif type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id == "self":
+                found.add(f"self.{node.attr}")
+        return frozenset(found)
+
 
 Env = dict[str, Binding]
 
@@ -44,6 +57,12 @@ class Term:
     loop: bool = False  # a `for` term: `code` is `<target> in <iter>`
     pseudo: bool = False  # a raises()/matches() term, not plain Python
     other_error: bool = False  # `not X` where `if X:` raised another error earlier on the way
+
+    @cached_property
+    def names(self) -> frozenset[str]:
+        """The locals and `self.x` the term reads as the code states it (a later change of one
+        leaves the term about a value that is gone)."""
+        return frozenset(_NAMES.findall(self.raw))
 
 
 Condition = tuple[Term, ...]

@@ -7,7 +7,7 @@ within its function. The records are small and picklable: workers send them, the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from errscan.extract.conditions import Condition
 
@@ -68,6 +68,7 @@ class ReturnFact:
     value: str | None  # dotted text of the returned value, if it is a name
     line: int
     condition: Condition
+    deep: str | None = None  # a returned local's assigned values, as one tuple expression: `(a, f(),)`
 
 
 @dataclass(frozen=True)
@@ -104,8 +105,48 @@ class AttributeDefault:
     str(uuid4())`): the code gives the attribute a value of its own when it has none."""
 
     scope: str  # module-relative scope of the method
-    attribute: str
+    attribute: str  # "engine_id", or "scheduler_config.x" for `self.scheduler_config.x`
     test: str  # the term that tests it, as written: "self.engine_id is None"
+
+
+@dataclass(frozen=True)
+class HandlerAction:
+    """One thing an `except` body does that decides what becomes of the exception it caught."""
+
+    kind: str  # "raise" (a new exception), "reraise" (the caught one again), "log", "call", "exit" (return, pass, ...)
+    line: int
+    name: str | None = None  # raise: the exception as written; log: the level; call: the callee, dotted
+    message: str | None = None  # raise, log: the source of the message argument
+    args: tuple[str, ...] = ()  # log: the sources of the further (`%`-style) arguments
+    status: int | None = None  # an integer `status_code=` / `status=` / first argument: an HTTP status
+    conditional: bool = False  # inside an `if`, a loop, a `with` or a `try` of the handler: it may not run
+
+
+@dataclass(frozen=True)
+class HandlerFact:
+    types: tuple[str, ...]  # the caught classes as written, dotted; () for a bare `except:`
+    name: str | None  # `as e`
+    line: int
+    end_line: int
+    actions: tuple[HandlerAction, ...]  # in source order, nested functions left out
+
+
+@dataclass(frozen=True)
+class TryFact:
+    """A `try` with handlers: an exception raised on its body's lines (in `scope`) meets them."""
+
+    scope: str
+    line: int  # the body's first line
+    end_line: int  # the body's last line (`else` and `finally` are not guarded)
+    handlers: tuple[HandlerFact, ...]
+
+    def moved(self, delta: int) -> "TryFact":
+        handlers = tuple(
+            replace(h, line=h.line + delta, end_line=h.end_line + delta,
+                    actions=tuple(replace(a, line=a.line + delta) for a in h.actions))
+            for h in self.handlers
+        )
+        return replace(self, line=self.line + delta, end_line=self.end_line + delta, handlers=handlers)
 
 
 SITE_KINDS = frozenset({"raise", "assert", "log"})  # the statement kinds that are catalogued
@@ -138,7 +179,8 @@ class ModuleFacts:
     attribute_types: tuple[AttributeType, ...] = ()
     attribute_reads: tuple[AttributeRead, ...] = ()
     attribute_defaults: tuple[AttributeDefault, ...] = ()
-    module_values: dict[str, str] | None = None  # module-level `X = call()` / `X = Y`: X -> source
+    module_values: dict[str, str] | None = None  # module-level `X = call()` / `X = Y` ("None": an import's fallback): X -> source
+    tries: tuple[TryFact, ...] = ()  # every `try` with handlers, in source order
 
     def lookup(self, scope: str) -> dict[str, str]:
         """Imports visible in `scope`: the module's, overridden by enclosing functions' own."""

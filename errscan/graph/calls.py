@@ -14,6 +14,7 @@ threads, executors and event loops. Anything else is counted as unresolved, neve
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import networkx as nx
@@ -461,16 +462,28 @@ class CallGraph:
         found = [self.lookup_method(klass, "__init__"), self.lookup_method(klass, "__post_init__")]
         return [(f, "constructor") for f in found if f]
 
-    def callgraph_document(self) -> CallGraphDocument:
-        """`api/callgraph.json`: every call site of every edge, for audit and reuse."""
+    def callgraph_document(self, toward: Iterable[str] | None = None) -> CallGraphDocument:
+        """`api/callgraph.json`: every call site of every edge, or with `toward` (function nodes)
+        of the edges on a way to one of them: the part of the graph chains can take."""
+        graph = self.graph
+        if toward is not None:
+            reaching = set(n for n in toward if n in graph)
+            stack = list(reaching)
+            while stack:
+                for caller in graph.predecessors(stack.pop()):
+                    if caller not in reaching:
+                        reaching.add(caller)
+                        stack.append(caller)
+            graph = graph.subgraph(reaching)
         edges = [
             CallEdge(caller, callee, site.path, site.line, site.resolution, site.receiver)
-            for caller, callee, data in sorted(self.graph.edges(data=True))
+            for caller, callee, data in sorted(graph.edges(data=True))
             for site in data["sites"]
         ]
-        return CallGraphDocument(
+        return CallGraphDocument.of_edges(
+            edges,
             nodes=self.graph.number_of_nodes(),
-            edges=tuple(edges),
+            graph_edges=self.graph.number_of_edges(),
             unresolved_calls=sum(self.unresolved.values()),
             external_calls=self.external,
         )

@@ -8,10 +8,9 @@ that fired there, and their fixes the ones that apply.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from errscan.match import compile_template
+from errscan.match import compile_template, find_instance
 from errscan.model import ErrorSite, Fix
 
 
@@ -39,7 +38,4 @@ def causes(error: ErrorSite, message: str) -> list[Cause]:
 
 
 def _find(part: str, message: str) -> str | None:
-    compiled = compile_template(part)
-    inner = compiled.pattern.removeprefix("^\\s*").removesuffix("\\s*$")
-    hit = re.search(inner, message)
-    return hit.group(0) if hit else None
+    return find_instance(compile_template(part), message)

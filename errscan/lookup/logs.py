@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from dataclasses import dataclass
 
-MAX_MESSAGE_LINES = 30  # continuation lines read after an exception line
+MAX_MESSAGE_LINES = 30  # continuation lines read after an exception line (or of a bare message)
+MAX_LINE_CHARS = 20_000  # a longer line is read by its beginning: parsing stays linear in the input
 # A message is matched on its first characters only: placeholders match any text, so the cost of
 # a match grows fast with length, and no template needs more to be told apart.
 MAX_MESSAGE_CHARS = 2000
@@ -42,14 +44,14 @@ _RECORD = re.compile(
     r"(?P<record>(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:[.,]\d+)?"
     r"\s+(?:\[[^\]\s]+:\d+\]|[^\s\]]+:\d+\]))\s?"
 )
-_RECORD_SOURCE = re.compile(r"(?P<file>[^\s\[\]]+):(?P<line>\d+)\]$")
+_RECORD_SOURCE = re.compile(r"(?<![^\s\[\]])(?P<file>[^\s\[\]]+):(?P<line>\d+)\]$")
 _RECORD_LEVELS = {"WARNING": "warning", "WARN": "warning", "ERROR": "error", "CRITICAL": "critical", "FATAL": "critical"}
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):\s*$")
 _CHAIN = re.compile(
     r"(The above exception was the direct cause of the following exception:"
     r"|During handling of the above exception, another exception occurred:)\s*$"
 )
-_FRAME = re.compile(r'\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<function>\S.*?)\s*$')
+_FRAME = re.compile(r'\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<function>\S+(?:\s+\S+)*)\s*$')
 _NAME = r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*"
 _EXCEPTION_LINE = re.compile(rf"(?P<exception>{_NAME})(?::(?P<message>.*))?$")
 _ERROR_NAME = r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)"
@@ -57,7 +59,8 @@ _LOOSE_EXCEPTION_LINE = re.compile(rf"(?P<exception>{_ERROR_NAME}):(?P<message>.
 # An exception named after other words: "attempt 2 ValueError: ...", "crashed with `KeyError: ...`".
 _INLINE_EXCEPTION = re.compile(rf"(?:^|(?<=[\s(]))(?P<code>`?)(?P<exception>{_ERROR_NAME}):(?P<message>.*)$")
 _QUOTE_PREFIX = re.compile(r"(?:#+|>+|//)(?: |\t|$)")  # a comment or Markdown quote around a pasted log
-_REPR = re.compile(rf"\b(?P<exception>{_ERROR_NAME})\((?P<quoted>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\)")
+# A name starts where no dotted name goes on: "a.a.a…" is then tried once, not from each "a".
+_REPR = re.compile(rf"(?<!\w)(?<!\w\.)(?P<exception>{_ERROR_NAME})\((?P<quoted>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\)")
 _QUOTED = re.compile(r"'((?:[^'\\]|\\.){12,})'|\"((?:[^\"\\]|\\.){12,})\"")
 _CUT_MARKERS = ("[truncated]", "(truncated)", "<truncated>", "[...]", "…", "...")
 # pydantic's rendering of a validator's error: `  Value error, <message> [type=value_error, ...]`.
@@ -121,7 +124,7 @@ class _Line:
 
 def find_errors(text: str) -> list[LoggedError]:
     """The errors of `text` in order of appearance, each once (repeats across ranks fold)."""
-    lines = [_clean(number, raw) for number, raw in enumerate(text.splitlines(), 1)]
+    lines = [_clean(number, raw[:MAX_LINE_CHARS]) for number, raw in enumerate(text.splitlines(), 1)]
     streams: dict[str, list[_Line]] = {}
     for line in lines:
         streams.setdefault(line.stream, []).append(line)
@@ -129,7 +132,7 @@ def find_errors(text: str) -> list[LoggedError]:
     for stream in streams.values():
         found.extend(_parse_stream(stream))
     if not found:
-        bare = [line for line in lines if line.text.strip()]
+        bare = [line for line in lines if line.text.strip()][: 1 + MAX_MESSAGE_LINES]
         if bare:  # a message given without its exception name
             found.append(LoggedError("", tuple(line.text.strip() for line in bare), (), bare[0].number))
     return _fold_repeats(sorted(found, key=lambda error: error.line))
@@ -139,20 +142,21 @@ def _clean(number: int, raw: str) -> _Line:
     text = _CONTROL.sub("", _ANSI.sub("", raw))
     tags: list[str] = []
     record = ""
+    start = 0  # of the text after the prefixes read so far (the text is not copied for each one)
     while True:
-        if (timestamp := _TIMESTAMP.match(text)) is not None:
-            text = text[timestamp.end() :]
-        elif (tag := _PROCESS_TAG.match(text)) is not None:
+        if (timestamp := _TIMESTAMP.match(text, start)) is not None:
+            start = timestamp.end()
+        elif (tag := _PROCESS_TAG.match(text, start)) is not None:
             tags.append(tag.group("tag") or tag.group("bare") or tag.group("rank"))
-            text = text[tag.end() :]
-        elif (prefix := _RECORD.match(text)) is not None:
+            start = tag.end()
+        elif (prefix := _RECORD.match(text, start)) is not None:
             record = prefix.group("record")
-            text = text[prefix.end() :]
-        elif (quote := _QUOTE_PREFIX.match(text)) is not None:
-            text = text[quote.end() :]
+            start = prefix.end()
+        elif (quote := _QUOTE_PREFIX.match(text, start)) is not None:
+            start = quote.end()
         else:
             break
-    return _Line(number, " ".join(tags), record, text.rstrip())
+    return _Line(number, " ".join(tags), record, text[start:].rstrip())
 
 
 def _parse_stream(lines: list[_Line]) -> list[LoggedError]:
@@ -251,7 +255,9 @@ def _unquote(text: str) -> str | None:
     if len(text) < 2 or text[0] not in "'\"" or text[-1] != text[0]:
         return None
     try:
-        value = ast.literal_eval(text)
+        with warnings.catch_warnings():  # an invalid escape ('\K') is a warning, printed by 3.12
+            warnings.simplefilter("ignore")
+            value = ast.literal_eval(text)
     except (ValueError, SyntaxError):
         return None
     return value.strip() if isinstance(value, str) else None

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from errscan.lookup.causes import causes
 from errscan.lookup.rank import Candidate, Finding
 from errscan.api.layout import page_path
+from errscan.model import label
 from errscan.terminal import printable
 
 
@@ -36,23 +36,34 @@ def as_records(findings: list[Finding]) -> list[dict[str, Any]]:
                     "url": error.url,
                     "page": page_path(error),
                     "removed_since": error.removed_since,
+                    "through": _through(candidate),
                     "summary": error.explanation.summary if error.explanation else None,
                     "causes": [
                         {"part": c.part, "shown": c.shown, "fixes": [f.text for f in c.fixes]}
                         for c in causes(error, candidate.message or logged.message)
                     ],
-                    "input": {
-                        "line": logged.line,
-                        "exception": logged.exception,
-                        "level": logged.level or None,
-                        "message": candidate.message or logged.message,
-                    },
+                    "input": _input(logged, candidate.message),
                 }
             )
+        if finding.catch_alls:  # one record for them all, ranked last, as the site lists them
+            records.append({
+                "rank": len(finding.candidates) + 1,
+                "rule": "catch-all",
+                "confident": False,
+                "count": len(finding.catch_alls),
+                "ids": [e.id for e in finding.catch_alls],
+                "input": _input(logged, ""),
+            })
     return records
 
 
+def _input(logged, message: str) -> dict[str, Any]:
+    return {"line": logged.line, "exception": logged.exception, "level": logged.level or None, "message": message or logged.message}
+
+
 def as_json(findings: list[Finding]) -> str:
+    import json  # loaded for this format only: the text one is the common, and lookup should start fast
+
     return json.dumps(as_records(findings), indent=2, ensure_ascii=False) + "\n"
 
 
@@ -66,7 +77,8 @@ def as_text(findings: list[Finding], site_prefix: str = "") -> str:
         head = f"{named}: {logged.message}" if named else logged.message
         lines = [f"line {logged.line}: {_one_line(head)}"]
         if not finding.candidates:
-            lines.append("  no catalogued error matches")
+            lines.append("  no catalogued error matches" + (" but the catch-alls:" if finding.catch_alls else ""))
+            lines += _catch_all_line(finding)
             blocks.append("\n".join(lines))
             continue
         best, *others = finding.candidates
@@ -77,6 +89,8 @@ def as_text(findings: list[Finding], site_prefix: str = "") -> str:
             f"  at {error.path}:{error.line} in {error.function}",
             f"  {error.url}",
         ]
+        if best.through is not None:
+            lines.append(f"  {_seen_through(best.through)}")
         if error.removed_since:
             lines.append(f"  no longer raised since {error.removed_since}")
         if site_prefix is not None:  # a page exists only where a site was built
@@ -93,8 +107,43 @@ def as_text(findings: list[Finding], site_prefix: str = "") -> str:
                 f"  or {other.score:.2f} {other.rule}: {other.error.label}: "
                 f"{_one_line(other.error.message)} ({other.error.path}:{other.error.line})"
             )
+        lines += _catch_all_line(finding)
         blocks.append("\n".join(lines))
     return printable("\n\n".join(blocks), lines=True) + "\n"
+
+
+def _catch_all_line(finding: Finding) -> list[str]:
+    """The errors whose message is a placeholder alone, which any text matches, as one last line."""
+    found = finding.catch_alls
+    if not found:
+        return []
+    first = found[0]
+    more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+    return [
+        f"  or any of {len(found)} catch-all error{'' if len(found) == 1 else 's'} (message is a value alone, like {{msg}}): "
+        f"{label(first.exception, first.level)} at {first.path}:{first.line}{more}"
+    ]
+
+
+def _through(candidate: Candidate) -> dict[str, Any] | None:
+    surface = candidate.through
+    if surface is None:
+        return None
+    return {"how": surface.how, "exception": surface.exception, "level": surface.level, "path": surface.path,
+            "line": surface.line, "id": surface.id, "caught": surface.caught, "caught_line": surface.caught_line}
+
+
+def _seen_through(surface) -> str:
+    """The wrapper the log showed, named: the origin above is where the error starts."""
+    at = f"{surface.path}:{surface.line}"
+    if surface.how == "reraised":
+        return f"shown as {surface.exception}: `{surface.caught}` re-raises it at {at}"
+    if surface.how == "http":
+        return f"shown as HTTP {surface.status} ({surface.exception}): `{surface.caught}` answers with it at {at}"
+    if surface.how == "response":
+        return (f"shown as the {(surface.level or '').upper()} record `{surface.caught}` logs at {surface.path}:{surface.log_line} "
+                f"before it sends an error response ({surface.response}) at line {surface.line}")
+    return f"shown as the {(surface.level or '').upper()} record `{surface.caught}` logs at {at}"
 
 
 def _without_part(text: str) -> str:

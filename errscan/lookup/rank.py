@@ -19,14 +19,24 @@ traceback that ends elsewhere was raised elsewhere.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, field
+from collections import Counter
+from typing import Callable, Iterator
 
+from errscan.api.documents import MatcherDocument, MatcherEntry, matcher_document
 from errscan.lookup.logs import LoggedError, find_errors
-from errscan.match import CompiledTemplate, MessageMatch, compile_template, evidence, score_message
+from errscan.match import (
+    CompiledTemplate, MessageMatch, compile_template, evidence, fold, fuzzy_match, head, may_be_cut, score_message,
+    words,
+)
 from errscan.model import Catalog, ErrorSite
-from errscan.scope import Scope
 
 MAX_ALTERNATIVES = 2
+# Each error found is ranked against every template, so a log of many errors costs many times one:
+# the first ones are looked up (a log's first error is nearly always the one to fix).
+MAX_ERRORS = 100
+_AGREES = 4  # where a candidate's sort key holds whether the log names its exception class (find)
 
 
 @dataclass(frozen=True)
@@ -38,56 +48,76 @@ class Candidate:
     confident: bool
     message: str  # the reading of the logged message that matched ("" for a frame alone)
     framed: bool  # the traceback's innermost frame pins this site
+    through: Surface | None = None  # what the log showed in the error's place: its wrapper, a handler's log record
 
 
 @dataclass(frozen=True)
 class Finding:
     logged: LoggedError
     candidates: tuple[Candidate, ...]  # best first: the best match and its alternatives
+    # Errors whose message is a placeholder alone (`raise ValueError(msg)`): any text is an
+    # instance, so they are one line after the candidates, not candidates (the site does the same).
+    catch_alls: tuple[MatcherEntry, ...] = field(default=())
 
 
 class CatalogMatcher:
-    """A catalog with every template compiled once, to rank many logged errors against it."""
+    """The errors to rank logged ones against (`api/matcher.json`, or made from a catalog), and how
+    to read one error in full. Only the best matches are read, only templates whose keys a message
+    shows are compiled, and the fuzzy rule counts shared words from the document's word lists."""
 
-    def __init__(self, catalog: Catalog):
-        self.catalog = catalog
+    def __init__(self, matcher: MatcherDocument, read: Callable[[str], ErrorSite]):
         # Errors no longer raised are looked up too (logs come from old releases as well); a
         # current error ranks first where the two fit alike.
-        self.errors = catalog.errors + catalog.retired
+        self.matcher = matcher
+        self._read = read
         self._compiled: dict[str, CompiledTemplate] = {}
-        for error in self.errors:
-            if error.message not in self._compiled:
-                self._compiled[error.message] = compile_template(error.message)
-        self._paths = sorted({error.path for error in self.errors}, key=len, reverse=True)
-        self._roots = sorted({error.path.split("/", 1)[0] for error in self.errors})
-        self._scope = Scope(catalog.include, catalog.exclude)
+
+    @classmethod
+    def of_catalog(cls, catalog: Catalog) -> "CatalogMatcher":
+        errors = {e.id: e for e in catalog.errors + catalog.retired}
+        return cls(matcher_document(catalog), errors.__getitem__)
+
+    @property
+    def count(self) -> int:
+        """How many errors are still raised."""
+        m = self.matcher
+        return sum(since is None and surface < 0 for since, surface in zip(m.removed_since, m.surfaces))
 
     def find(self, logged: LoggedError) -> Finding:
+        m = self.matcher
         framed, raised_outside, frame_path = self._frame_sites(logged)
-        readings = logged.readings()
-        scored: list[tuple[tuple, Candidate]] = []
-        for error in self.errors:
-            compiled = self._compiled[error.message]
-            is_framed = error.id in framed
-            match = _best_match(compiled, readings) if compiled.literal_chars else None
-            if match is None and not is_framed:
-                continue
-            agrees = _agrees(logged, error)
-            elsewhere = raised_outside or (frame_path is not None and error.path != frame_path)
-            strength = evidence(match) if match else (0, 0, 0, 0.0)
-            key = (is_framed, *strength[:3], agrees, strength[3], not error.removed_since)
-            candidate = Candidate(
+        best: dict[int, _Reading] = {}
+        for reading in logged.readings():
+            for i, match in self.matches(reading):
+                if i not in best or evidence(match) > evidence(best[i]):
+                    best[i] = match
+        said = any(fold(r) for r in logged.readings())
+        catch_alls = [
+            m.entry(i) for i, chars in enumerate(m.literal_chars) if not chars and i not in framed and m.messages[i].strip()
+        ] if said else []
+        scored: list[tuple[tuple, MatcherEntry, _Reading | None]] = []
+        for i in set(best) | framed:
+            entry, match = m.entry(i), best.get(i)
+            is_framed = i in framed
+            strength = evidence(match) if match else (0, 0.0, 0, 0.0)
+            key = (is_framed, *strength[:3], _agrees(logged, entry), strength[3], not entry.removed_since)
+            scored.append((key, entry, match))
+        scored.sort(key=lambda item: (tuple(-x for x in item[0]), item[1].path, item[1].line))
+        scored = _origins(scored)
+        ranked = []
+        for key, entry, match in scored[: 1 + MAX_ALTERNATIVES]:
+            elsewhere = raised_outside or (frame_path is not None and entry.path != frame_path)
+            error = self._read(entry.id)
+            ranked.append(Candidate(
                 error=error,
+                through=error.surfaces_as[entry.surface] if entry.surface >= 0 else None,
                 rule=match.rule if match else "frame",
                 score=match.score if match else 1.0,
                 bindings=match.bindings if match else {},
-                confident=_pins(is_framed, match) and (agrees or not (logged.exception or logged.level)) and not elsewhere,
+                confident=_pins(key[0], match) and (key[_AGREES] or not (logged.exception or logged.level)) and not elsewhere,
                 message=match.message if match else "",
-                framed=is_framed,
-            )
-            scored.append((key, candidate))
-        scored.sort(key=lambda pair: (tuple(-x for x in pair[0]), pair[1].error.path, pair[1].error.line))
-        ranked = [candidate for _, candidate in scored[: 1 + MAX_ALTERNATIVES]]
+                framed=key[0],
+            ))
         if len(scored) > 1 and scored[0][0] == scored[1][0]:  # two sites fit equally: no certainty
             ranked[0] = _unsure(ranked[0])
         if ranked and ranked[0].framed and ranked[0].rule in ("frame", "fuzzy"):
@@ -95,18 +125,55 @@ class CatalogMatcher:
             if any(c.confident and not c.framed for c in ranked[1:]):
                 ranked[0] = _unsure(ranked[0])
         ranked[1:] = [_unsure(c) for c in ranked[1:]]
-        return Finding(logged, tuple(ranked))
+        catch_alls.sort(key=lambda e: (bool(e.removed_since), e.path, e.line))
+        return Finding(logged, tuple(ranked), tuple(catch_alls))
 
-    def _frame_sites(self, logged: LoggedError) -> tuple[set[str], bool, str | None]:
-        """Ids the innermost frame pins; whether it lies outside the catalog's scope (a file of
-        another release that the scope covers is inside: its sites may have moved); and the
-        catalogued file it names, if any (then no site in another file can be certain). A log
-        record's source pins the log sites it may be."""
+    def matches(self, reading: str) -> Iterator[tuple[int, "_Reading"]]:
+        """The errors (by position) one reading of a message matches, by errscan.match.score_message;
+        a template is compiled only when the reading shows its keys, else only `fuzzy` can apply.
+        Templates without literal text (catch-alls) are left out."""
+        m = self.matcher
+        folded = fold(reading)
+        found = words(reading)
+        shared = Counter(i for word in found for i in m.words.get(word, ()))
+        # A template with literal text has an anchor and a lead; one without is a catch-all.
+        keyed = {i for i, anchor in enumerate(m.anchors) if anchor and anchor in folded}
+        keyed.update(i for i, lead in enumerate(m.leads) if lead and lead in folded and may_be_cut(head(m.messages[i]), lead, folded))
+        for i in keyed:
+            match = score_message(self._compile(m.messages[i]), reading)
+            if match is not None:
+                yield i, _Reading(match.rule, match.score, match.bindings, match.pinned, match.shown, reading)
+        for i, count in shared.items():
+            if i not in keyed:
+                match = fuzzy_match(count, m.word_counts[i], len(found))
+                if match is not None:
+                    yield i, _Reading(match.rule, match.score, match.bindings, match.pinned, match.shown, reading)
+
+    def _compile(self, template: str) -> CompiledTemplate:
+        if template not in self._compiled:
+            self._compiled[template] = compile_template(template)
+        return self._compiled[template]
+
+    @functools.cached_property
+    def _paths(self) -> list[str]:
+        return sorted(self.matcher.files, key=len, reverse=True)
+
+    @functools.cached_property
+    def _roots(self) -> list[str]:
+        return sorted({path.split("/", 1)[0] for path in self.matcher.files})
+
+    def _frame_sites(self, logged: LoggedError) -> tuple[set[int], bool, str | None]:
+        """The errors (by position) the innermost frame pins; whether it lies outside the catalog's
+        scope (a file of another release that the scope covers is inside: its sites may have
+        moved); and the catalogued file it names, if any (then no site in another file can be
+        certain). A log record's source pins the log sites it may be."""
+        m = self.matcher
         if logged.source is not None:
             source = logged.source
+            named = {f for f, path in enumerate(m.files) if path.rsplit("/", 1)[-1] == source.file}
             return {
-                e.id for e in self.errors
-                if e.kind == "log" and e.path.rsplit("/", 1)[-1] == source.file and e.line <= source.line <= e.end_line
+                i for i, f in enumerate(m.file_of)
+                if f in named and m.kinds[i] == "log" and m.lines[i] <= source.line <= m.end_lines[i]
             }, False, None
         if not logged.frames:
             return set(), False, None
@@ -114,15 +181,19 @@ class CatalogMatcher:
         path = next((p for p in self._paths if frame.path == p or frame.path.endswith("/" + p)), None)
         if path is None:
             return set(), not self._in_scope(frame.path), None
-        in_function = [
-            e for e in self.errors if e.path == path and _short(e.function) == frame.function
-        ]
-        on_line = {e.id for e in in_function if e.line <= frame.line <= e.end_line}
+        at = m.files.index(path)
+        in_function = [i for i, f in enumerate(m.file_of) if f == at and _short(m.functions[i]) == frame.function]
+        on_line = {i for i in in_function if m.lines[i] <= frame.line <= m.end_lines[i]}
         if on_line:
             return on_line, False, path
-        same_class = [e.id for e in in_function if _short(e.exception) == logged.short_exception]
+        same_class = [i for i in in_function if _short(m.exceptions[i]) == logged.short_exception]
         return set(same_class) if len(same_class) == 1 else set(), False, path
 
+    @functools.cached_property
+    def _scope(self):
+        from errscan.scope import Scope  # globs: loaded only for a traceback from outside the catalog
+
+        return Scope(self.matcher.include, self.matcher.exclude)
 
     def _in_scope(self, printed: str) -> bool:
         """Whether a printed path, cut at its last catalog root folder (`.../vllm/x.py` -> `vllm/x.py`), is catalogued."""
@@ -132,17 +203,6 @@ class CatalogMatcher:
             if relative is not None and self._scope.catalogues(relative):
                 return True
         return False
-
-
-def _best_match(compiled: CompiledTemplate, readings: tuple[str, ...]) -> "_Reading | None":
-    best: _Reading | None = None
-    for reading in readings:
-        match = score_message(compiled, reading)
-        if match is None:
-            continue
-        if best is None or evidence(match) > evidence(best):
-            best = _Reading(match.rule, match.score, match.bindings, match.pinned, match.shown, message=reading)
-    return best
 
 
 @dataclass(frozen=True)
@@ -158,7 +218,7 @@ def _unsure(candidate: Candidate) -> Candidate:
     return Candidate(**{**candidate.__dict__, "confident": False})
 
 
-def _agrees(logged: LoggedError, error: ErrorSite) -> bool:
+def _agrees(logged: LoggedError, error: MatcherEntry) -> bool:
     """The log names the site's exception class, or a record's level is the log site's."""
     if logged.level:
         return error.kind == "log" and _RECORD_LEVEL.get(error.level or "", error.level) == logged.level
@@ -172,7 +232,19 @@ def _short(name: str) -> str:
     return name.rsplit(".", 1)[-1]
 
 
-def lookup(text: str, catalog: Catalog) -> list[Finding]:
-    """Every error `text` shows, each with its best catalogued matches."""
-    matcher = CatalogMatcher(catalog)
-    return [matcher.find(logged) for logged in find_errors(text)]
+def _origins(scored: list[tuple[tuple, MatcherEntry, "_Reading | None"]]) -> list[tuple[tuple, MatcherEntry, "_Reading | None"]]:
+    """A wrapper's view (errscan/lookup/wrapped.py) stands for its origin, which shares its id: each
+    error once, at its best."""
+    seen: set[str] = set()
+    kept = []
+    for item in scored:
+        if item[1].id not in seen:
+            seen.add(item[1].id)
+            kept.append(item)
+    return kept
+
+
+def lookup(text: str, catalog: Catalog | CatalogMatcher) -> list[Finding]:
+    """The errors `text` shows (the first MAX_ERRORS), each with its best catalogued matches."""
+    matcher = catalog if isinstance(catalog, CatalogMatcher) else CatalogMatcher.of_catalog(catalog)
+    return [matcher.find(logged) for logged in find_errors(text)[:MAX_ERRORS]]

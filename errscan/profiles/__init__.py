@@ -54,6 +54,29 @@ class Phrase:
     negated: str = ""  # the statement's opposite
     noun: bool = False
     avoid: str = ""  # what a user can do when the statement is what makes the error fire
+    model: str = ""  # a real model with this property, for an example command
+
+
+@dataclass(frozen=True)
+class PeerValue:
+    """A value in the code that is a setting of one of two cooperating instances: the local one's
+    or the one it talks to (its peer), which the user sets on that instance's command line."""
+
+    pattern: str  # regular expression matched against the whole code of the value
+    setting: str  # as the user writes it: "--tensor-parallel-size"
+    side: str  # "this instance", "the other instance"
+    minimum: int = 1  # the smallest value the setting takes
+
+
+@dataclass(frozen=True)
+class Reset:
+    """A setting the project puts back to `kept` unless `needs` (setting, value) are given too:
+    a fix giving it another value must give those as well."""
+
+    setting: str  # as the user writes it: "--mamba-cache-mode"
+    kept: str  # the value it is reset to
+    needs: tuple[tuple[str, str], ...]
+    why: str  # where the project does it, for the fix's text
 
 
 @dataclass(frozen=True)
@@ -90,10 +113,20 @@ class Profile:
     plugin_settings: tuple[PluginSettings, ...] = ()
     vocabulary: tuple[Phrase, ...] = ()
     environment_exceptions: tuple[str, ...] = ()  # the project's exceptions about peers, devices, files
+    # What a handler builds to answer a peer or client with an error (a class or function name, the
+    # last part of the dotted callee): the exception then surfaces as that response.
+    error_responses: tuple[str, ...] = ()
+    # Exceptions and responses that carry an HTTP status (`HTTPException(status_code=500, ...)`).
+    http_errors: tuple[str, ...] = ()
     title: str = ""  # the project as users name it, e.g. "vLLM"
     launch_command: str = ""  # how a user starts the program, e.g. "vllm serve MODEL"
     plugin_setting: str = ""  # the JSON config field that names the plugin, e.g. "kv_connector"
     plugin_setting_defaults: tuple[tuple[str, str], ...] = ()  # other fields an example command needs
+    plugin_module_setting: str = ""  # the field that loads a plugin from the user's own module
+    report_command: str = ""  # prints the version and environment a bug report needs
+    resets: tuple["Reset", ...] = ()  # settings the project overrides unless another one is set
+    peer_values: tuple["PeerValue", ...] = ()  # values that are the settings of either of two instances
+    distributions: tuple[tuple[str, str], ...] = ()  # import root -> the name pip installs it by, when they differ
 
     def read_version(self, text: str) -> VersionInfo:
         """Version and commit from the version module's source, read as data (never imported)."""

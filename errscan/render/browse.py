@@ -1,4 +1,7 @@
-"""Browse: the errors grouped by connector and by file, each group on its own paged list."""
+"""Browse: the errors grouped by subsystem, by connector and by file, each group on its own paged list.
+
+A subsystem is a top-level package (or module) of the scanned package: the first two parts of a
+path, `pkg/sub` of `pkg/sub/x/y.py`, so that the whole of a large package reads as its parts."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ UNATTRIBUTED = "no connector determined"
 
 @dataclass(frozen=True)
 class Group:
-    axis: str  # "connector" | "file"
+    axis: str  # "subsystem" | "connector" | "file"
     name: str
     errors: tuple[ErrorSite, ...]
 
@@ -46,12 +49,19 @@ def groups(catalog: Catalog, axis: str) -> list[Group]:
     for error in catalog.errors:
         if axis == "file":
             names = [error.path]
+        elif axis == "subsystem":
+            names = [subsystem(error.path)]
         else:
             names = list(error.connectors) or [UNATTRIBUTED]
         for name in names:
             members[name].append(error)
     ordered = sorted(members, key=lambda n: (n == UNATTRIBUTED, n))
     return [Group(axis, n, tuple(sorted(members[n], key=lambda e: (e.path, e.line, e.id)))) for n in ordered]
+
+
+def subsystem(path: str) -> str:
+    """`pkg/sub` for `pkg/sub/x/y.py`; a file at the top (`pkg/x.py`) is its own."""
+    return "/".join(path.split("/")[:2])
 
 
 def facet_counts(catalog: Catalog) -> dict[str, list[tuple[str, int]]]:

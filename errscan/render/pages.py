@@ -4,7 +4,7 @@ several processes; beside each page, the error's JSON document."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import jinja2
 import markupsafe
@@ -21,6 +21,7 @@ from errscan.errors import ErrscanError
 from errscan.match import split_template
 from errscan.model import Catalog, ErrorSite
 from errscan.render import browse, checks
+from errscan.render.surfacing import seen
 from errscan.compare.pages import write_history_files
 from errscan.stages import github_url
 from errscan.runtime.pool import TaskLost, run_all
@@ -79,15 +80,19 @@ def write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def write_pages(catalog: Catalog, root: Path, jobs: int, site_url: str | None = None) -> None:
+def write_pages(
+    catalog: Catalog, root: Path, jobs: int, site_url: str | None = None,
+    on_written: Callable[[int, int], None] | None = None,
+) -> None:
     """Every page under `root`, and each error's JSON document beside its page. With `site_url`
-    (where the site is published), a page that is no redirect names its canonical address (`here`)."""
+    (where the site is published), a page that is no redirect names its canonical address (`here`).
+    `on_written(done, total)` is told how many error pages are written, as they are."""
     env = environment()
     common = {"catalog": catalog, "short_commit": (catalog.commit or "")[:10], "site_url": site_url}
-    _write_error_pages(catalog, root, jobs, site_url)
-    by_axis = {axis: browse.groups(catalog, axis) for axis in ("connector", "file")}
+    _write_error_pages(catalog, root, jobs, site_url, on_written)
+    by_axis = {axis: browse.groups(catalog, axis) for axis in ("subsystem", "connector", "file")}
     group_page = env.get_template("group.html")
-    for group in by_axis["connector"] + by_axis["file"]:
+    for group in by_axis["subsystem"] + by_axis["connector"] + by_axis["file"]:
         for number in range(1, group.pages + 1):
             page = group_page.render(root="../", here=f"browse/{group.page_name(number)}", group=group, number=number, **common)
             write(root / "browse" / group.page_name(number), page)
@@ -108,16 +113,28 @@ _PAGES_PER_TASK = 200
 PAGE_TIME_LIMIT = 600.0  # seconds for one task of pages: only a stuck writer comes near it
 
 
-def _write_error_pages(catalog: Catalog, root: Path, jobs: int, site_url: str | None) -> None:
+def _write_error_pages(
+    catalog: Catalog, root: Path, jobs: int, site_url: str | None, on_written: Callable[[int, int], None] | None
+) -> None:
     global _PAGES
     count = len(catalog.errors) + len(catalog.retired)
     chunks = [range(i, min(i + _PAGES_PER_TASK, count)) for i in range(0, count, _PAGES_PER_TASK)]
+    written = [0]
+
+    def chunk_done(position: int) -> None:
+        written[0] += len(chunks[position])
+        if on_written is not None:
+            on_written(written[0], count)
+
     _PAGES = (catalog, root, site_url)
     try:
         if jobs == 1 or len(chunks) < 2:
-            results = [_write_error_chunk(chunk) for chunk in chunks]
+            results = []
+            for position, chunk in enumerate(chunks):
+                results.append(_write_error_chunk(chunk))
+                chunk_done(position)
         else:
-            results = run_all(_write_error_chunk, chunks, jobs, PAGE_TIME_LIMIT)
+            results = run_all(_write_error_chunk, chunks, jobs, PAGE_TIME_LIMIT, chunk_done)
     finally:
         _PAGES = None
     lost = [r for r in results if isinstance(r, TaskLost)]
@@ -134,7 +151,7 @@ def _write_error_chunk(chunk: range) -> int:
     error_page = environment().get_template("error.html")
     for position in chunk:
         error = errors[position]
-        write(root / error_document_path(error.id), dump_json(error_document(catalog, error)))
+        write(root / error_document_path(error.id), dump_json(error_document(catalog, error), compact=True))  # thousands: one line each
         related = ranked_related(error, [(by_id[r.id], r.reason) for r in (error.trigger.related if error.trigger else ()) if r.id in by_id])
         page = error_page.render(root="../../", here=f"errors/{error.id}/", **common, **error_context(catalog, error, related))
         write(root / page_path(error), page)
@@ -151,7 +168,7 @@ def error_context(catalog: Catalog, error: ErrorSite, related: list) -> dict[str
         "pin": pin,
         "firing": firing,
         "excerpt_html": highlighted_excerpt(error),
-        "check": checks.defensive_check(error, firing) if firing else None,
+        "check": checks.defensive_check(error, firing) if firing and error.kind != "log" else None,  # a log stops nothing
         # the code again only where the words do not already show it
         "condition_code": firing.code if firing and firing.code not in firing.words.replace("`", "") else None,
         "contributions": [(c, plain_words(c.condition)) for c in trigger.contributions] if trigger else [],
@@ -160,6 +177,7 @@ def error_context(catalog: Catalog, error: ErrorSite, related: list) -> dict[str
             for chain in (trigger.chains if trigger else ())
         ],
         "related": related,
+        "seen": seen(error),
         "settings": user_settings(trigger.knobs) if trigger else [],
         "kind_labels": KIND_LABELS,
     }

@@ -1,9 +1,11 @@
 """The search index: one entry per error, in chunks of JavaScript files the pages load with <script>.
 
 Chunks are scripts, not JSON fetched at run time, because `fetch` is refused on `file://` pages.
-Each entry carries what `errscan.match.compile_template` makes of its template (the exact and the
-cut-message patterns, the literal character count, the words), so the browser scores with the rules
-of `errscan.match.score_message` (docs/matching.md) without compiling templates a second time.
+Each entry carries what `errscan.match.compile_template` makes of its template (the exact pattern,
+the literal character count, the words, the keys), so the browser scores with the rules of
+`errscan.match.score_message` (docs/matching.md) without compiling templates a second time; it
+makes the cut-message pattern from the exact one as `errscan.match.cut_pattern` does, since that
+pattern would be most of the index.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from errscan.lookup.wrapped import SeenAs, seen_as
 from errscan.match import compile_template, split_template
 from errscan.model import Catalog, ErrorSite
 
@@ -27,8 +30,6 @@ def script_json(data: Any) -> str:
 
 def search_entry(error: ErrorSite) -> dict[str, Any]:
     compiled = compile_template(error.message)
-    pieces = split_template(error.message)
-    literals = [" ".join(p.text.split()) for p in pieces if not p.is_field]
     return {
         "id": error.id,
         "exception": error.exception,
@@ -41,15 +42,32 @@ def search_entry(error: ErrorSite) -> dict[str, Any]:
         "function": error.function,
         "connectors": error.connectors,
         "removed_since": error.removed_since,
-        "pattern": compiled.pattern,
-        "prefix_pattern": compiled.prefix_pattern,
+        "pattern": compiled.pattern,  # the cut-message pattern is made from it (errscan.match.cut_pattern)
         "literal_chars": compiled.literal_chars,
         "words": list(compiled.words),
-        # longest literal run: a match must contain it, so the browser skips most regexes cheaply
-        "anchor": max(literals, key=len, default=""),
-        # leading literal text: a message cut short must begin like it, so most cut patterns never run
-        "head": literals[0] if pieces and not pieces[0].is_field else "",
+        # errscan.match.may_be_exact and may_be_cut: most regexes need never run
+        "anchor": compiled.anchor,
+        "head": compiled.head,
+        "lead": compiled.lead,
     }
+
+
+def seen_entry(seen: SeenAs) -> dict[str, Any]:
+    """An origin as its wrapper shows it (lookup/wrapped.py): scored like an error, it leads to the
+    origin's page and names the wrapper; browse lists and keyword search leave it out."""
+    entry = search_entry(seen.view)
+    origin, surface = seen.origin, seen.surface
+    shown = surface.exception.rsplit(".", 1)[-1] if surface.exception else f"{(surface.level or '').upper()} log record"
+    place = f"{(surface.path or '').rsplit('/', 1)[-1]}:{surface.log_line or surface.line}"
+    entry["via"] = {
+        "text": f"seen as {shown} written at {place} ({surface.how})",
+        "label": origin.label,
+        "message": origin.message,
+        "path": origin.path,
+        "line": origin.line,
+        "function": origin.function,
+    }
+    return entry
 
 
 def manifest(catalog: Catalog, chunks: int) -> dict[str, Any]:
@@ -65,7 +83,8 @@ def manifest(catalog: Catalog, chunks: int) -> dict[str, Any]:
 def index_scripts(catalog: Catalog) -> dict[str, str]:
     """File name under `data/` -> script text: `manifest.js` and `errors-NNN.js` chunks. Errors no
     longer raised come last, so that a search finds them (logs come from old releases too)."""
-    entries = [search_entry(e) for e in catalog.errors + catalog.retired]
+    errors = catalog.errors + catalog.retired
+    entries = [search_entry(e) for e in errors] + [seen_entry(s) for s in seen_as(errors)]
     chunks = [entries[i : i + CHUNK_SIZE] for i in range(0, len(entries), CHUNK_SIZE)]
     files = {"manifest.js": f"errscanManifest({script_json(manifest(catalog, len(chunks)))});\n"}
     for number, chunk in enumerate(chunks):

@@ -15,6 +15,7 @@ import os
 import pickle
 import shutil
 from pathlib import Path
+from typing import Callable
 
 import msgspec
 
@@ -34,13 +35,17 @@ _MARKER_LIMIT = 64 << 20  # bytes; a whole-vLLM site's marker is a few hundred K
 _UNLISTED_SITE_NAMES = frozenset({MARKER, "api", "assets", "browse", "changes", "data", "errors", "index.html", "search"})
 
 
-def write_site(catalog: Catalog, out: Path, jobs: int = 0, site_url: str | None = None) -> None:
+def write_site(
+    catalog: Catalog, out: Path, jobs: int = 0, site_url: str | None = None,
+    on_written: Callable[[int, int], None] | None = None,
+) -> None:
     """Build the whole site beside `out`, then swap it in: a failed build leaves `out` as it was.
 
     Error pages are written by `jobs` processes (0: one per core); each page depends only on the
     catalog, so the files are the same whatever `jobs` is. When `out` is a symlink, the site is
     written where it leads and the link stays. `site_url`: where the site will be published
-    (errscan.render.publish.site_url_option), for canonical links and a sitemap.
+    (errscan.render.publish.site_url_option), for canonical links and a sitemap. `on_written(done,
+    total)` follows the error pages, for progress.
     """
     out = check_site_target(out)
     fingerprint = build_fingerprint(catalog, site_url)
@@ -51,7 +56,7 @@ def write_site(catalog: Catalog, out: Path, jobs: int = 0, site_url: str | None 
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         build = new_folder(out.parent, f".{out.name}.build-")
-        _write_files(catalog, build, jobs or os.cpu_count() or 1, site_url)
+        _write_files(catalog, build, jobs or os.cpu_count() or 1, site_url, on_written)
         files = sorted(p.relative_to(build).as_posix() for p in build.rglob("*") if not p.is_dir())
         document = {"build": fingerprint, "files": files, "schema_version": SCHEMA_VERSION}
         write(build / MARKER, dump_json(document))  # last: a partial build never has it
@@ -155,12 +160,14 @@ class _Digesting:
         self.write = digest.update
 
 
-def _write_files(catalog: Catalog, root: Path, jobs: int, site_url: str | None) -> None:
+def _write_files(
+    catalog: Catalog, root: Path, jobs: int, site_url: str | None, on_written: Callable[[int, int], None] | None
+) -> None:
     for relative, text in api_files(catalog).items():
         write(root / relative, text)
     for name in ("style.css", "site.js", "minisearch.js", "page.js"):
         write(root / "assets" / name, (templates_dir() / "assets" / name).read_text("utf-8"))
     for name, text in index_scripts(catalog).items():
         write(root / "data" / name, text)
-    write_pages(catalog, root, jobs, site_url)
+    write_pages(catalog, root, jobs, site_url, on_written)
     write_publishing_files(catalog, root, environment(), site_url, write)

@@ -8,6 +8,11 @@ and that worker alone is killed and replaced; a task it held but had not started
 Each worker holds two tasks, so it starts the next without waiting for the parent; a task is its
 position in the items, which the worker forked with.
 
+A worker ends with the process that started it, even one killed by SIGKILL (which can neither
+stop its workers nor close their pipes, and each later worker holds copies of those pipes): on
+Linux the kernel sends it SIGKILL when its parent ends (PR_SET_PDEATHSIG); elsewhere a thread of
+the worker sees that it was given another parent and ends it.
+
 With one job there is no pool: the tasks run here, one after another, so that a debugger can step
 through them. The time limit then holds through SIGALRM (on the main thread), which stops Python
 code but not a native call until it returns; a task that crashes the interpreter ends the scan.
@@ -15,9 +20,12 @@ code but not a native call until it returns; a task that crashes the interpreter
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import multiprocessing
+import os
 import signal
+import sys
 import threading
 import time
 from collections import deque
@@ -47,12 +55,24 @@ class _Worker(Generic[T, R]):
         # One pipe each way: positions the worker has not read yet never get in the way of
         # reading the results it sent before it died.
         tasks, self.tasks = multiprocessing.Pipe(duplex=False)
-        self.results, results = multiprocessing.Pipe(duplex=False)
+        try:
+            self.results, results = multiprocessing.Pipe(duplex=False)
+        except OSError:
+            tasks.close()
+            self.tasks.close()
+            raise
         # Forked, the worker has the items in its copy of memory: only their positions are sent.
-        self.process = multiprocessing.Process(target=_serve, args=(function, items, tasks, results), daemon=True)
-        self.process.start()
-        tasks.close()
-        results.close()
+        self.process = multiprocessing.Process(
+            target=_serve, args=(function, items, tasks, results, os.getpid()), daemon=True
+        )
+        try:
+            self.process.start()
+        finally:
+            tasks.close()
+            results.close()
+            if self.process.pid is None:  # not started: the parent's ends go too
+                self.tasks.close()
+                self.results.close()
         self.sent: deque[int] = deque()  # positions sent and not done, oldest first: the first runs
         self.deadline = 0.0  # of the first
 
@@ -73,7 +93,8 @@ class _Worker(Generic[T, R]):
         self.results.close()
 
 
-def _serve(function: Callable[[T], R], items: Sequence[T], tasks: Connection, results: Connection) -> None:
+def _serve(function: Callable[[T], R], items: Sequence[T], tasks: Connection, results: Connection, parent: int) -> None:
+    _end_with(parent)
     # Ctrl-C reaches the whole process group; the parent alone reports it and stops the workers.
     # A SIGTERM to the group ends a worker at once, without the parent's "terminated" line.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -90,6 +111,34 @@ def _serve(function: Callable[[T], R], items: Sequence[T], tasks: Connection, re
         except Exception as exc:  # a bug in one task must not cost the others their results
             result = TaskLost(f"{type(exc).__name__}: {exc}")
         results.send(result)
+
+
+PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+PARENT_CHECK_SECONDS = 1.0  # how often a worker without a death signal looks at its parent
+
+
+def _end_with(parent: int) -> None:
+    """End this worker when `parent`, the process that started it, ends (see the module's doc)."""
+    if not _ask_for_a_death_signal(parent):
+        threading.Thread(target=_watch_parent, args=(parent,), name="watch-parent", daemon=True).start()
+    if os.getppid() != parent:  # it ended before the worker could ask
+        os._exit(1)
+
+
+def _ask_for_a_death_signal(parent: int) -> bool:
+    """Linux: have the kernel send SIGKILL the moment the parent (its thread that forked) ends."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(1)
 
 
 def run_all(
@@ -113,15 +162,16 @@ def run_all(
             worker.send(queue.popleft(), time_limit)
 
     try:
-        workers = [_Worker(function, items) for _ in range(min(jobs, len(items)))]
+        for _ in range(min(jobs, len(items))):
+            if (started := _start(function, items, jobs)) is None:
+                break
+            workers.append(started)
         for worker in workers:
             feed(worker)
         while busy := [w for w in workers if w.sent]:
             timeout = max(0.0, min(w.deadline for w in busy) - time.monotonic())
             wait([w.results for w in busy] + [w.process.sentinel for w in busy], timeout)
-            for position, worker in enumerate(workers):
-                if not worker.sent:
-                    continue
+            for worker in busy:
                 task = worker.sent[0]
                 outcome = _collect(worker, results, time_limit)
                 if outcome is _RUNNING:
@@ -130,14 +180,43 @@ def run_all(
                     results[task] = outcome
                     queue.extendleft(reversed(list(worker.sent)[1:]))  # not started: to another worker
                     worker.stop()
-                    worker = workers[position] = _Worker(function, items)
-                feed(worker)  # at once: the other workers' results can be read meanwhile
+                    position = workers.index(worker)
+                    if (replacement := _start(function, items, jobs)) is None:
+                        del workers[position]  # the others take its tasks
+                    else:
+                        worker = workers[position] = replacement
+                if worker in workers:
+                    feed(worker)  # at once: the other workers' results can be read meanwhile
                 if on_done is not None:
                     on_done(task)
     finally:
         for worker in workers:
             worker.stop()
+    if queue:  # no process could be started: the rest run here
+        rest = list(queue)
+        for index, result in zip(rest, _run_here(function, [items[i] for i in rest], time_limit, None)):
+            results[index] = result
+            if on_done is not None:
+                on_done(index)
     return results  # type: ignore[return-value]  # every slot was filled
+
+
+_told_short = False  # whether the note that fewer processes run than asked for was printed
+
+
+def _start(function: Callable[[T], R], items: Sequence[T], jobs: int) -> "_Worker[T, R] | None":
+    """A new worker; None when the system allows no more processes or pipes (a process or
+    open-file limit, memory), said once on stderr: the scan goes on with the workers it has."""
+    global _told_short
+    try:
+        return _Worker(function, items)
+    except OSError as exc:
+        if not _told_short:
+            _told_short = True
+            reason = exc.strerror or str(exc)
+            print(f"errscan: note: not all of the {jobs} processes asked for could be started ({reason}); "
+                  "going on with fewer", file=sys.stderr)
+        return None
 
 
 _RUNNING = object()

@@ -72,12 +72,14 @@ def scan_each(revisions: list[Revision], options: ScanOptions, progress: Progres
         sources = []
         for position, revision in enumerate(batch, first + 1):
             progress.start(revision.name, position, len(revisions))
+            if revision.fetches:
+                progress.stage("opening the release (pip fetches it on first use)")
             sources.append(revision.open())
             for note in sources[-1].notes:
                 progress.note(note)
         if len(batch) > 1:
             progress.start(", ".join(r.name for r in batch), first + 1, len(revisions), first + len(batch))
-        scanned_batch = scan_together(sources, options, progress.parsing)
+        scanned_batch = scan_together(sources, options, progress)
         for position, (revision, scanned) in enumerate(zip(batch, scanned_batch), first + 1):
             catalog, files = scanned.catalog, scanned.catalog.summary.files_read
             progress.finish(revision.name, position, len(revisions), files, files - scanned.parsed)
@@ -91,31 +93,33 @@ class Scanned:
     parsed: int  # files parsed for this source; the others came from the cache or an earlier source
 
 
-def scan_together(
-    sources: list[Source], options: ScanOptions, on_parsed: Callable[[int, int], None] | None = None
-) -> list[Scanned]:
+def scan_together(sources: list[Source], options: ScanOptions, progress: Progress | None = None) -> list[Scanned]:
     """Several sources (releases of one package, say) scanned as one job, in their order.
 
     A file they share is parsed once, for the first source that has it, in one pool run over all
     the files to parse, so that no core idles between sources. Then each source's whole-package
     analysis runs in a process of its own, side by side. A source whose very files were scanned
-    before with these options takes its catalog from the cache. `on_parsed(done, total)` follows
-    the parsing, for progress.
+    before with these options takes its catalog from the cache. `progress` is told each stage, and
+    the parsing's count.
     """
+    progress = progress or Progress(quiet=True)
     # The facts of a whole package are a great many small objects that all live until the end:
     # the cyclic collector would only rescan them, again and again.
     with collector_paused():
         started = time.perf_counter()
+        progress.stage("reading files")
         read = [tuple(source.files()) for source in sources]
         read_seconds = time.perf_counter() - started
         entries = [_catalog_entry(source, files, options) for source, files in zip(sources, read)]
         stored = [_stored_catalog(entry, len(files), options) for entry, files in zip(entries, read)]
         todo = [i for i, catalog in enumerate(stored) if catalog is None]
         mark = time.perf_counter()
-        results, parsed = extract_shared([read[i] for i in todo], options, on_parsed)
+        if todo:
+            progress.stage("parsing")
+        results, parsed = extract_shared([read[i] for i in todo], options, progress.parsing)
         seconds = {"read": read_seconds, "extract": time.perf_counter() - mark}
         jobs = [_CatalogJob(sources[i].commit, sources[i].version, entries[i], seconds) for i in todo]
-        built = _build_catalogs(jobs, results, options)
+        built = _build_catalogs(jobs, results, options, progress)
         scanned = [Scanned(catalog, 0) if catalog is not None else None for catalog in stored]
         for i, catalog, count in zip(todo, built, parsed):
             scanned[i] = Scanned(catalog, count)
@@ -153,12 +157,15 @@ def _stored_catalog(entry: Path | None, files: int, options: ScanOptions) -> Cat
     return replace(cached, summary=replace(cached.summary, stage_seconds=seconds))
 
 
-def _build_catalogs(jobs: list[_CatalogJob], results: list[list[FileResult]], options: ScanOptions) -> list[Catalog]:
+def _build_catalogs(
+    jobs: list[_CatalogJob], results: list[list[FileResult]], options: ScanOptions, progress: Progress
+) -> list[Catalog]:
     """Each job's catalog from its files' results: side by side in forked processes when there are
     several and cores to spare (a fork shares the results without copying them), else here."""
     processes = min(len(jobs), options.jobs or os.cpu_count() or 1)
     if processes < 2 or multiprocessing.get_start_method() != "fork":
-        return [build_catalog(job, files, options) for job, files in zip(jobs, results)]
+        return [build_catalog(job, files, options, progress=progress) for job, files in zip(jobs, results)]
+    progress.stage(f"call graphs and analyses, {processes} side by side")
     task = partial(_catalog_task, jobs, results, options)
     outcomes = run_all(task, range(len(jobs)), processes, ANALYSIS_TIME_LIMIT)
     catalogs = []
@@ -183,15 +190,19 @@ def _catalog_task(
     return payload, store_payload(entry, payload) if entry is not None else None
 
 
-def build_catalog(job: _CatalogJob, results: list[FileResult], options: ScanOptions, store: bool = True) -> Catalog:
-    """One source's catalog from its files' results: the stages after extraction, each timed."""
+def build_catalog(
+    job: _CatalogJob, results: list[FileResult], options: ScanOptions, store: bool = True, progress: Progress | None = None
+) -> Catalog:
+    """One source's catalog from its files' results: the stages after extraction, each timed (and
+    shown on `progress`)."""
     seconds = dict(job.seconds)
-    with _timed(seconds, "catalog"):
+    progress = progress or Progress(quiet=True)
+    with _timed(seconds, "catalog", progress, "listing the errors"):
         index = package_index(results)
         sites = error_sites(results, index, options.repo, job.commit)
-    with _timed(seconds, "graph"):
+    with _timed(seconds, "graph", progress, "building the call graph"):
         graph = call_graph(index, results)
-    with _timed(seconds, "analysis"):
+    with _timed(seconds, "analysis", progress, "analysing conditions and call chains"):
         analyzed = analyze(sites, graph, options.profile)
     seconds["total"] = sum(seconds.values())
     catalog = assemble_catalog(
@@ -204,7 +215,8 @@ def build_catalog(job: _CatalogJob, results: list[FileResult], options: ScanOpti
 
 
 @contextmanager
-def _timed(seconds: dict[str, float], stage: str) -> Iterator[None]:
+def _timed(seconds: dict[str, float], stage: str, progress: Progress, doing: str) -> Iterator[None]:
+    progress.stage(doing)
     started = time.perf_counter()
     yield
     seconds[stage] = time.perf_counter() - started

@@ -184,8 +184,8 @@ function scoreMessage(entry, message, messageWords, folded) {
     }
   }
   var shown = Math.min(folded.length, entry.head.length);
-  if (message && literal && folded.slice(0, shown) === entry.head.slice(0, shown)) {
-    if (!entry.prefixRegex) entry.prefixRegex = new RegExp(entry.prefix_pattern);
+  if (message && literal && folded.slice(0, shown) === entry.head.slice(0, shown) && folded.indexOf(entry.lead || "") >= 0) {
+    if (!entry.prefixRegex) entry.prefixRegex = new RegExp(cutPattern(entry.pattern));
     var cut = entry.prefixRegex.exec(message);
     if (cut) {
       var seen = chars(message) - boundChars(cut);
@@ -211,6 +211,20 @@ function evidence(r) {
   if (r.rule === "frame") return [0, 0, 0, 0];
   return r.pinned && r.rule !== "fuzzy" ? [2, r.shown * (r.rule === "exact" ? EXACT_WEIGHT : 1), RULE_RANK[r.rule], r.score]
                                         : [1, 0, 0, r.score];
+}
+
+/* errscan.match.cut_pattern: the exact pattern with every literal character `c` as `(?:c|$)` and
+   every whitespace run as `(?:\s+|$)`, read token by token (a group, `\s+` or `\s*`, an escaped character, a character). */
+var ANY = "([\\s\\S]*?)";
+function cutPattern(pattern) {
+  var body = pattern.slice(4, -4), out = "^\\s*", i = 0;
+  while (i < body.length) {
+    if (body.startsWith(ANY, i)) { out += ANY; i += ANY.length; }
+    else if (body.startsWith("\\s*", i)) { out += "\\s*"; i += 3; }  /* a loose start may be missing anyway */
+    else if (body.startsWith("\\s+", i)) { out += "(?:\\s+|$)"; i += 3; }
+    else { var size = body[i] === "\\" || body.codePointAt(i) > 0xFFFF ? 2 : 1; out += "(?:" + body.substr(i, size) + "|$)"; i += size; }
+  }
+  return out + "$";
 }
 
 function versus(a, b) {  /* < 0 when a ranks before b */
@@ -266,7 +280,9 @@ function rank(text, entries) {
     return versus(a, b) || (!!a.entry.removed_since - !!b.entry.removed_since) ||
       (a.entry.path < b.entry.path ? -1 : a.entry.path > b.entry.path ? 1 : a.entry.line - b.entry.line);
   });
-  return results;
+  /* An origin seen through its wrapper (entry.via) and the origin itself are one error: its best is kept. */
+  var seenIds = {};
+  return results.filter(function (r) { return !seenIds[r.entry.id] && (seenIds[r.entry.id] = true); });
 }
 
 function element(tag, className, text) {
@@ -306,7 +322,8 @@ function keywordIndex() {
       },
       searchOptions: { prefix: true, fuzzy: 0.2, combineWith: "AND", boost: { id: 3, exception: 2, path: 1.5, connectors: 1.5 } }
     });
-    index.addAll(entries.map(function (entry, position) { return { position: position, entry: entry }; }));
+    index.addAll(entries.map(function (entry, position) { return { position: position, entry: entry }; })
+      .filter(function (doc) { return !doc.entry.via; }));
     errscan.keywords = { index: index, entries: entries };
   }
   return errscan.keywords;
@@ -322,15 +339,41 @@ function keywordMatches(text) {
   });
 }
 
+/* The catch-alls as one closed line (errscan lookup prints one too); opened, it lists them. */
+function catchAllItem(found, root) {
+  var item = element("li", "catch-all"), details = element("details"), inner = element("ul");
+  details.appendChild(element("summary", "", "or any of " + found.length + " catch-all error" + (found.length === 1 ? "" : "s") +
+    " (message is a value alone, like {msg}): any text matches them"));
+  found.slice(0, SHOWN).forEach(function (r) {
+    var row = element("li"), link = element("a", "", label(r.entry) + " \u00b7 " + r.entry.path + ":" + r.entry.line + " \u00b7 " + r.entry.function);
+    link.href = root + "errors/" + r.entry.id + "/index.html";
+    row.appendChild(link);
+    inner.appendChild(row);
+  });
+  details.appendChild(inner);
+  item.appendChild(details);
+  return item;
+}
+
 /* ---- search page ---- */
 function errscanSearch(root) {
   var box = document.getElementById("q"), status = document.getElementById("search-status");
-  var list = document.getElementById("search-results"), timer = null;
+  var list = document.getElementById("search-results"), timer = null, shown = 0;
 
+  /* Message matches are listed at once; keyword matches follow when the keyword index is built
+     (a second on a whole-package site): the list is marked `data-done` once they are in. */
   function show(text) {
+    var turn = ++shown;
     list.textContent = "";
-    if (!text.trim()) { status.textContent = "Type or paste a message."; return; }
+    list.removeAttribute("data-done");
+    if (!text.trim()) { status.textContent = "Type or paste a message."; list.setAttribute("data-done", ""); return; }
     var ranked = rank(text, allEntries());
+    render(ranked, null);
+    setTimeout(function () { if (turn === shown) render(ranked, keywordMatches(text)); }, 0);
+  }
+
+  function render(ranked, found) {
+    list.textContent = "";
     var count = function (test) { return ranked.filter(test).length; };
     var loose = count(function (r) { return r.catchAll; });
     var exact = count(function (r) { return r.rule === "exact"; }) - loose, cut = count(function (r) { return r.rule === "truncated"; });
@@ -340,20 +383,26 @@ function errscanSearch(root) {
     var strong = ranked.filter(function (r) { return r.framed || (!r.catchAll && evidence(r)[0] === 2) || (!r.catchAll && r.score >= FUZZY_MIN); });
     var listed = {};
     strong.forEach(function (r) { listed[r.entry.id] = true; });
-    var keywords = keywordMatches(text).filter(function (r) { return !listed[r.entry.id] && (listed[r.entry.id] = true); });
-    var results = strong.concat(keywords, ranked.filter(function (r) { return !listed[r.entry.id]; }));
-    status.textContent = results.length
+    var keywords = (found || []).filter(function (r) { return !listed[r.entry.id] && (listed[r.entry.id] = true); });
+    // Catch-alls (a message that is a value alone) match any text: one line after everything else.
+    var catchAlls = ranked.filter(function (r) { return r.catchAll && !listed[r.entry.id]; });
+    var results = strong.concat(keywords, ranked.filter(function (r) { return !listed[r.entry.id] && !r.catchAll; }));
+    status.textContent = results.length || found === null
       ? (framed ? framed + " pinned by the traceback, " : "") + exact + " exact, " + cut + " cut-short, " + count(function (r) { return r.rule === "fuzzy"; }) + " similar and " + loose + " catch-all match(es)" +
-        (keywords.length ? "; " + keywords.length + " more by keyword" : "") + (results.length > SHOWN ? "; the best " + SHOWN + " shown." : ".")
+        (found === null ? "; looking for keywords\u2026" : keywords.length ? "; " + keywords.length + " more by keyword" : "") + (results.length > SHOWN ? "; the best " + SHOWN + " shown." : ".")
       : "No error in this catalog matches.";
     results.slice(0, SHOWN).forEach(function (r) {
-      var item = element("li"), link = element("a", "", label(r.entry) + ": " + clip(title(r.entry), 240));
+      var shown = r.entry.via || r.entry, named = r.entry.via ? r.entry.via.label : label(r.entry);
+      var item = element("li"), link = element("a", "", named + ": " + clip(shown.message || named, 240));
       link.href = root + "errors/" + r.entry.id + "/index.html";
       item.appendChild(link);
       var gone = r.entry.removed_since ? " \u00b7 no longer raised since " + r.entry.removed_since : "";
-      item.appendChild(element("div", "score", describe(r) + " \u00b7 " + r.entry.path + ":" + r.entry.line + " \u00b7 " + r.entry.function + gone));
+      var via = r.entry.via ? " \u00b7 " + r.entry.via.text : "";
+      item.appendChild(element("div", "score", describe(r) + via + " \u00b7 " + shown.path + ":" + shown.line + " \u00b7 " + shown.function + gone));
       list.appendChild(item);
     });
+    if (catchAlls.length) list.appendChild(catchAllItem(catchAlls, root));
+    if (found !== null) list.setAttribute("data-done", "");
   }
 
   function run() {
@@ -383,7 +432,7 @@ function errscanBrowse(root) {
   }
 
   function keep(entry, f) {
-    return !entry.removed_since && (!f.exception || entry.exception === f.exception) && (!f.kind || entry.kind === f.kind) &&
+    return !entry.removed_since && !entry.via && (!f.exception || entry.exception === f.exception) && (!f.kind || entry.kind === f.kind) &&
       (!f.connector || entry.connectors.indexOf(f.connector) >= 0);
   }
 

@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from errscan.profiles.vllm import VLLM
+from errscan.profiles.vllm import HYBRID_MODEL as VLLM_HYBRID, MLA_MODEL as VLLM_MLA, VLLM
 from errscan.runtime.runner import ScanOptions, scan
 from errscan.scope import Scope
 from errscan.sources.folder import FolderSource
@@ -83,3 +83,113 @@ def test_no_example_when_the_solver_cannot_name_a_value():
     inside_a_call = Setting("cfg.attention.sparse", Knob("config_field", "AttentionConfig.sparse"), "sparse", None)
     size = Setting("cfg.size", Knob("config_field", "Config.size"), "size", None)
     assert failing_values("check(cfg.attention.sparse) and cfg.size > limit", [inside_a_call, size]) is None
+
+
+def test_a_setting_the_program_resets_comes_with_the_one_it_needs(explained):
+    store = explained["StoreConnector does not support"]
+    (mamba,) = [f for f in store.fixes if f.setting == "--mamba-cache-mode"]
+    assert ("--enable-prefix-caching", "true") in mamba.others and "prefix caching" in mamba.text
+    assert "--mamba-cache-mode align --enable-prefix-caching" in store.example.after
+
+
+def test_examples_name_a_real_model_when_a_model_property_decides(explained):
+    assert explained["StoreConnector does not support"].example.before.startswith(f"vllm serve {VLLM_HYBRID}")
+    assert explained["layerwise MLA connector is not supported yet"].example.before.startswith(f"vllm serve {VLLM_MLA}")
+    assert "MODEL" in explained["the fast path cannot load KV"].example.before  # no model property there
+
+
+def test_a_setting_the_program_decides_is_never_said_to_be_unset(explained):
+    summary = explained["HMA should not be enabled for GroupsConnector"].summary
+    assert "`--disable-hybrid-kv-cache-manager` is off" in summary and "unset" not in summary
+
+
+def test_advice_to_pass_a_flag_the_program_decides_says_when_it_helps(explained):
+    groups = explained["GroupsConnector only works without hybrid kv cache manager. Please pass --disable-hybrid-kv-cache-manager"]
+    assert "number of KV cache groups" in groups.summary
+    assert "share one KV cache group" in groups.fixes[0].text  # the model decides: first
+    assert groups.fixes[1].setting == "--disable-hybrid-kv-cache-manager" and "--no-disable-hybrid-kv-cache-manager" in groups.fixes[1].text
+
+
+def test_advice_to_set_a_key_of_a_json_flag_is_a_fix(explained):
+    (fix,) = explained["Layouts differ. Or set 'enable_permute_local_kv'=True in --kv-transfer-config."].fixes
+    assert (fix.setting, fix.value, fix.carrier) == ("enable_permute_local_kv", "true", "--kv-transfer-config")
+
+
+def test_internal_errors_say_it_is_likely_a_bug_and_what_to_report(explained):
+    internal = explained["Forward context must carry its layers"]
+    assert "most likely a bug" in internal.summary and "vllm collect-env" in internal.fixes[0].text
+
+
+def test_a_background_thread_is_when_it_runs(explained):
+    saver = explained["save loop needs a ready engine"]
+    assert saver.when.startswith("in the background thread `GroupsConnector._save_loop`, started at engine start-up")
+    assert "at engine start-up" not in saver.summary  # an internal error is not timed by its entry
+
+
+def test_environment_errors_say_what_failed_and_what_to_check(explained):
+    peer = explained["handshake with the remote failed"]
+    assert peer.kind == "environment" and "talking to another process" in peer.summary
+    assert "reachable" in peer.fixes[0].text and "underlying error" in peer.fixes[0].text
+
+
+def test_an_interface_method_nobody_reaches_is_a_custom_plugins_missing_method(explained):
+    custom = explained[""]
+    assert custom.kind == "usage" and "kv_connector_module_path" in custom.summary
+    assert "Implement `request_finished_all_groups`" in custom.fixes[0].text
+
+
+def test_a_peers_setting_is_configuration_with_the_rule_and_the_instance_to_change(explained):
+    tp = explained["Local tensor parallel size {self.tp_size} is not divisible by remote tensor parallel size {remote_tp_size}."]
+    assert tp.kind == "configuration"
+    assert ("this instance's `--tensor-parallel-size` is not a multiple of the other instance's "
+            "`--tensor-parallel-size`") in tp.summary
+    (fix,) = tp.fixes
+    assert (fix.setting, fix.value) == ("--tensor-parallel-size", "1") and fix.text.endswith("on the other instance.")
+    assert tp.example is None  # one command cannot show two instances
+
+
+def test_an_unsupported_setup_is_quoted_from_the_message_once(explained):
+    refused = explained["Could not find the hidden-states group; the layer must be alone (MLA verifiers are unsupported)."]
+    assert refused.kind == "internal" and "“MLA verifiers are unsupported”" in refused.summary
+    assert "most likely a bug" not in refused.summary
+    assert "not supported" in refused.fixes[0].text and "MLA verifiers" not in refused.fixes[0].text  # said once
+
+
+def test_a_message_that_carries_a_caught_error_reports_a_failure_outside(explained):
+    written = explained["hidden states write failed"]
+    assert written.kind == "environment" and "a file operation failed" in written.summary
+    assert "underlying error" in written.fixes[0].text
+
+
+def test_a_setting_read_in_a_part_without_words_is_still_named(explained):
+    layout = explained["Layouts differ. Or set 'enable_permute_local_kv'=True in --kv-transfer-config."]
+    # VLLM_LAYOUT: read by the helper that gave `self.layout` its value, through its local variable
+    assert "if the model does not use MLA attention" in layout.summary  # `not cfg.use_mla`: negated
+    assert "It also depends on `VLLM_LAYOUT`" in layout.summary
+    assert "It also depends" not in explained["StoreConnector does not support"].summary
+
+
+def test_an_optional_import_that_failed_is_a_package_to_install(explained):
+    missing = explained["Mooncake is not available"]
+    assert missing.kind == "environment"
+    assert "the package providing `mooncake` is not installed" in missing.summary
+    (fix,) = missing.fixes
+    assert "`pip install mooncake-transfer-engine`" in fix.text  # the profile's name for the `mooncake` import
+
+
+def test_a_failure_the_peer_reports_is_environment_with_what_to_check_there(explained):
+    pulled = explained["pulling kv_caches for {response.err_reqs} failed"]
+    assert pulled.kind == "environment"
+    assert "other instance's log" in pulled.fixes[0].text and "message carries the underlying error" in pulled.fixes[0].text
+    # where the class reads the peer's port from: the setting to check
+    assert [(f.setting, f.carrier) for f in pulled.fixes[1:]] == [("kv_connector_extra_config.side_port", "--kv-transfer-config")]
+
+
+def test_a_class_from_the_users_own_module_is_to_change_as_the_message_asks(explained):
+    own = explained["Connector {connector_cls.__name__} uses deprecated 2-argument constructor signature. External v1 KV connectors must accept kv_cache_config as the third constructor argument."]
+    assert own.kind == "usage"
+    assert "class of your own" in own.summary and "`kv_connector_module_path` in `--kv-transfer-config`" in own.summary
+    (fix,) = own.fixes
+    assert fix.setting == "kv_connector_module_path"
+    assert "must accept kv_cache_config as the third constructor argument" in fix.text
+    assert "No setting" not in own.summary and "StoreConnector" not in own.summary

@@ -24,6 +24,7 @@ from errscan.analysis.plain import condition_words, negated_code, plain_words
         ("use_mla and cfg.use_layerwise", "`use_mla` is true (set, non-empty) and `cfg.use_layerwise` is true (set, non-empty)",
          "`use_mla` is false or empty or `cfg.use_layerwise` is false or empty"),
         ("hasattr(m, 'kv')", "`m` has an attribute `kv`", "`m` has no attribute `kv`"),
+        ("tp % remote != 0", "`tp` is not a multiple of `remote`", "`tp` is a multiple of `remote`"),
         ("this is ( not code", "this is ( not code", "not (this is ( not code)"),
     ],
 )

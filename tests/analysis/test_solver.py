@@ -33,3 +33,10 @@ def test_setting_a_value_means_it_is_set():
 def test_a_model_gives_values_under_which_the_condition_holds():
     found = example_values("pcp * dcp > 1 and pcp == 1", ("pcp", "dcp"))
     assert found["pcp"] == 1 and found["dcp"] > 1
+
+
+def test_a_part_of_any_that_no_loop_variable_enters_must_hold():
+    condition = "any(x.path is not None and not self.allow for x in items)"
+    assert rules_out(condition, {"self.allow": True})
+    assert not rules_out("any(x.allow for x in items)", {"self.allow": True})  # the loop's own: unknown
+    assert satisfiable(condition, "not self.allow")

@@ -57,7 +57,7 @@ def site(tmp_path):
 def test_a_document_of_the_wrong_shape_is_one_line(site):
     root, catalog = site
     document = root / "api" / "errors" / f"{catalog.errors[0].id}.json"
-    document.write_text(document.read_text().replace(f'"line": {catalog.errors[0].line},', '"line": "twelve",', 1))
+    document.write_text(document.read_text().replace(f'"line":{catalog.errors[0].line},', '"line":"twelve",', 1))
     with pytest.raises(ErrscanError, match=r"cannot read the site at .*: ValidationError: Expected `int`, got `str` - at `\$.line`"):
         read_site(root)
 
@@ -93,3 +93,11 @@ def test_a_deeply_nested_or_mistyped_index_is_one_line(site, body):
     (root / "api" / "index.json").write_text(body)
     with pytest.raises(ErrscanError, match="cannot read the site at|schema version"):
         read_site(root)
+
+
+def test_the_call_graph_reads_back_from_its_file(site):
+    from errscan.model import CallGraphDocument
+
+    root, catalog = site
+    document = msgspec.json.decode((root / "api" / "callgraph.json").read_bytes(), type=CallGraphDocument)
+    assert document == catalog.callgraph and document.edges == catalog.callgraph.edges

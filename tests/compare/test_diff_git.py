@@ -154,7 +154,8 @@ def test_sarif_is_valid_against_the_official_schema(repo, tmp_path):
     done = diff(repo, tmp_path, "--format", "sarif", "--fail-on", "added,changed")
     assert done.returncode == EXIT_DIFFERENCES
     log = json.loads(done.stdout)
-    jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text())).validate(log)
+    schema = jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text()), format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
+    schema.validate(log)  # formats too (uri, date-time) where jsonschema has their checkers installed
     (run,) = log["runs"]
     results = {(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r["level"]) for r in run["results"]}
     assert ("removed", "pkg/deleted_function.py", "note") in results
@@ -210,13 +211,19 @@ def test_sites_diff_like_the_revisions_they_were_built_from(repo, tmp_path):
     assert from_sites.stderr == ""
 
 
-def test_sites_of_different_scopes_get_a_note_and_a_newer_schema_is_refused(repo, tmp_path):
+def sites_of(repo, tmp_path, *options: tuple[str, ...]) -> list:
+    """One site of the repository at 2.0 for each set of scan options."""
     sites = []
-    for include in ("pkg/**", "pkg/moved_raise.py"):
+    for extra in options:
         out = tmp_path / f"site-{len(sites)}"
-        done = run_cli("scan", str(repo), "--commit", "2.0", "--include", include, "--out", str(out), "--no-cache", "-q")
+        done = run_cli("scan", str(repo), "--commit", "2.0", *extra, "--out", str(out), "--no-cache", "-q")
         assert done.returncode == 0, done.stderr
         sites.append(out)
+    return sites
+
+
+def test_sites_of_different_scopes_get_a_note_and_a_newer_schema_is_refused(repo, tmp_path):
+    sites = sites_of(repo, tmp_path, ("--include", "pkg/**"), ("--include", "pkg/moved_raise.py"))
     done = run_cli("diff", str(sites[0]), str(sites[1]))
     assert done.returncode == 0
     assert done.stderr == (
@@ -272,3 +279,16 @@ def test_auto_colors_a_terminal_unless_no_color_or_a_dumb_one(monkeypatch, env, 
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     assert wants_color("auto", Terminal()) is colored
+
+
+def test_sites_of_different_repositories_get_a_note(repo, tmp_path):
+    sites = sites_of(repo, tmp_path, *(("--include", "pkg/**", "--repo", name) for name in ("vllm-project/vllm", "someone/fork")))
+    done = run_cli("diff", str(sites[0]), str(sites[1]))
+    assert done.returncode == 0
+    assert done.stderr == (
+        "note: the sides are of different repositories (vllm-project/vllm against someone/fork): "
+        "their code is compared as if the second were a later version of the first\n"
+    )
+    assert "0 added, 0 removed, 0 changed" in done.stdout  # the same code: nothing else to say
+    same = run_cli("diff", str(sites[0]), str(sites[0]))
+    assert same.returncode == 0 and same.stderr == ""

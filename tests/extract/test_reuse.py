@@ -115,3 +115,29 @@ def test_a_long_signature_closing_at_column_0_is_one_definition():
     collect_facts_with_memo(ast.parse(first), "pkg.functions", False, source_lines(first), memo)
     later = "import os\n\n\n" + first
     assert reusing(later, memo) == fresh(later) and memo.statements_replayed == 1
+
+
+_GUARDED = '''
+def register(tensor):
+    try:
+        meta = tensor.register()
+    except (OSError, ValueError) as e:
+        logger.error("failed: %s", e)
+        raise EngineError(f"Failed: {e}") from e
+    return meta
+'''
+
+
+def test_a_replayed_body_moves_its_try_and_handlers():
+    memo = BodyMemo()
+    first = collect_facts_with_memo(ast.parse(_GUARDED), "pkg.g", False, source_lines(_GUARDED), memo)
+    moved_text = "import os\n\n\n" + _GUARDED
+    fresh = collect_facts(ast.parse(moved_text), "pkg.g", False)
+    replayed = collect_facts_with_memo(ast.parse(moved_text), "pkg.g", False, source_lines(moved_text), memo)
+    assert memo.bodies_replayed == 1 and replayed.tries == fresh.tries
+    (guarded,) = fresh.tries
+    (handler,) = guarded.handlers
+    assert guarded.line - first.tries[0].line == 3
+    assert handler.types == ("OSError", "ValueError") and handler.name == "e"
+    assert [(a.kind, a.name) for a in handler.actions] == [("log", "error"), ("raise", "EngineError")]
+    assert handler.actions[1].message == "f'Failed: {e}'"

@@ -1,34 +1,45 @@
 """Call graph edges and how each was resolved; what cannot be resolved stays unresolved."""
 
 
-def has_edge(catalog, caller_tail, callee_tail, resolution):
+import pytest
+
+from conftest import FIXTURES, package_graph
+
+
+@pytest.fixture(scope="module")
+def whole():
+    """Every edge of the analysis package's graph (a catalog's document keeps those toward its errors)."""
+    return package_graph(FIXTURES / "analysis_pkg").callgraph_document()
+
+
+def has_edge(document, caller_tail, callee_tail, resolution):
     return any(
         e.caller.endswith(caller_tail) and e.callee.endswith(callee_tail) and e.resolution == resolution
-        for e in catalog.callgraph.edges
+        for e in document.edges
     )
 
 
-def test_resolutions(analysis_catalog):
-    assert has_edge(analysis_catalog, "PlainConnector.__init__", "KVConnectorBase_V1.__init__", "super")
-    assert has_edge(analysis_catalog, "PlainConnector.__init__", "PlainConnector._validate", "self")
-    assert has_edge(analysis_catalog, "PlainConnector.__init__", "NativeImpl.__init__", "constructor")
-    assert has_edge(analysis_catalog, "Scheduler.__init__", "KVConnectorFactory.create_connector", "import")
-    assert has_edge(analysis_catalog, "Scheduler.schedule", "KVConnectorBase_V1.update_state", "attribute")
-    assert has_edge(analysis_catalog, "Scheduler.schedule", "PlainConnector.update_state", "override")
-    assert has_edge(analysis_catalog, "chosen.<module>", "chosen._resolve", "module")
+def test_resolutions(whole):
+    assert has_edge(whole, "PlainConnector.__init__", "KVConnectorBase_V1.__init__", "super")
+    assert has_edge(whole, "PlainConnector.__init__", "PlainConnector._validate", "self")
+    assert has_edge(whole, "PlainConnector.__init__", "NativeImpl.__init__", "constructor")
+    assert has_edge(whole, "Scheduler.__init__", "KVConnectorFactory.create_connector", "import")
+    assert has_edge(whole, "Scheduler.schedule", "KVConnectorBase_V1.update_state", "attribute")
+    assert has_edge(whole, "Scheduler.schedule", "PlainConnector.update_state", "override")
+    assert has_edge(whole, "chosen.<module>", "chosen._resolve", "module")
 
 
-def test_unknown_receiver_stays_unresolved(analysis_catalog):
-    assert not any(e.callee.endswith("mystery") for e in analysis_catalog.callgraph.edges)
-    assert analysis_catalog.callgraph.unresolved_calls >= 1
+def test_unknown_receiver_stays_unresolved(whole):
+    assert not any(e.callee.endswith("mystery") for e in whole.edges)
+    assert whole.unresolved_calls >= 1
 
 
-def test_functions_passed_as_values_are_edges(analysis_catalog):
-    assert has_edge(analysis_catalog, "Worker.start", "Worker._drain", "executor")  # `pool.submit(callback)`
+def test_functions_passed_as_values_are_edges(whole):
+    assert has_edge(whole, "Worker.start", "Worker._drain", "executor")  # `pool.submit(callback)`
 
 
-def test_a_class_passed_as_a_value_is_not_constructed(analysis_catalog):
-    assert not any(e.caller.endswith("Worker.owns") for e in analysis_catalog.callgraph.edges)
+def test_a_class_passed_as_a_value_is_not_constructed(whole):
+    assert not any(e.caller.endswith("Worker.owns") for e in whole.edges)
 
 
 def test_each_edge_records_what_the_call_is_made_on():
@@ -44,3 +55,23 @@ def test_each_edge_records_what_the_call_is_made_on():
     }
     receivers = {(e.callee.rsplit(".", 1)[1], e.receiver) for e in document.edges}
     assert {("start", "super"), ("build", "cls")} <= receivers
+
+
+def test_a_catalog_keeps_every_edge_toward_its_errors_and_no_other(analysis_catalog, whole):
+    kept = set(analysis_catalog.callgraph.edges)
+    assert kept < set(whole.edges)  # a part of the graph, not all of it
+    reaching = {e.callee for e in kept}
+    # closed: a call into a function that reaches an error is kept, whoever makes it
+    assert {e for e in whole.edges if e.callee in reaching} == kept
+    steps = {(s.caller, s.callee, s.path, s.line) for e in analysis_catalog.errors if e.trigger for c in e.trigger.chains for s in c.steps}
+    assert steps and steps <= {(e.caller, e.callee, e.path, e.line) for e in kept}  # every chain can be audited
+    assert analysis_catalog.callgraph.graph_edges == whole.graph_edges > len({(e.caller, e.callee) for e in kept})
+
+
+def test_the_integer_rows_spell_out_the_same_edges(whole):
+    from errscan.model import CallGraphDocument
+
+    counts = {k: getattr(whole, k) for k in ("nodes", "graph_edges", "unresolved_calls", "external_calls")}
+    assert CallGraphDocument.of_edges(list(whole.edges), **counts) == whole
+    assert len(whole.functions) == len(set(whole.functions)) and list(whole.functions) == sorted(whole.functions)
+    assert len(whole.calls) == len(whole.edges) and all(len(row) == 6 for row in whole.calls)

@@ -109,7 +109,7 @@ def test_release_and_folder_scans_are_byte_identical(release_0271, tmp_path):
     for rel in ("api/index.json", "index.html"):
         assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes()
     index = json.loads((tmp_path / "a" / "api" / "index.json").read_text())
-    assert len(index["errors"]) == 268  # 148 raises + 120 asserts
+    assert len(index["errors"]) == 414  # 148 raises + 120 asserts + 146 log sites
 
 
 def test_release_pip_cannot_fetch_is_a_one_line_failure(tmp_path):

@@ -205,3 +205,15 @@ def test_a_warning_record_is_a_logged_error_with_its_level_and_source():
     (error,) = find_errors(text)
     assert (error.exception, error.level, error.source) == ("", "warning", RecordSource("mooncake_connector.py", 72))
     assert "Please install mooncake\nto run it." in error.readings()
+
+
+def test_a_quoted_message_with_an_invalid_escape_warns_nothing():
+    """Found by the fuzz test: Python 3.12 prints a SyntaxWarning for `'\\K'` to the terminal."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        (error,) = find_errors("ValueError('cannot read \\\\K or \\Kx')")
+        readings = error.readings()
+    assert caught == []
+    assert any("cannot read" in reading for reading in readings)

@@ -101,3 +101,48 @@ def test_usage_errors_exit_2(args, tmp_path):
     result = run_cli(*args, cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.startswith("errscan: ") and "Traceback" not in result.stderr
+
+
+def _outside_id(matcher: str) -> str:
+    document = json.loads(matcher)
+    document["ids"][0] = "../../../outside"
+    return json.dumps(document)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        _outside_id,
+        lambda matcher: "[" * 100_000 + "]" * 100_000,
+        lambda matcher: matcher.replace('"ids":[', '"ids":7,"x":[', 1),
+        lambda matcher: matcher.replace('"lines":[', '"lines":[1,', 1),
+    ],
+    ids=["an id leading outside", "deeply nested", "mistyped", "a longer column"],
+)
+def test_a_damaged_site_is_one_line_and_exit_1(site, tmp_path, damage):
+    import shutil
+
+    root = tmp_path / "site"
+    shutil.copytree(site[0], root)
+    (tmp_path / "outside.json").write_text("{}")
+    matcher = root / "api" / "matcher.json"
+    matcher.write_text(damage(matcher.read_text()))
+    result = run_cli("lookup", "--site", str(root), "ValueError: x")
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"errscan: cannot read the site at {root}: ") and result.stderr.count("\n") == 1
+
+
+def test_catch_all_templates_are_one_last_line_in_text_and_json(site):
+    from errscan.match import compile_template
+
+    root, catalog = site
+    error = a_site_error(catalog)
+    catch_alls = {e.id for e in catalog.errors if e.message.strip() and not compile_template(e.message).literal_chars}
+    assert len(catch_alls) >= 2  # `raise ValueError(msg)` and the like in the fixture
+    lines = run_cli("lookup", "--site", str(root), f"{error.exception}: {error.message}").stdout.rstrip("\n").splitlines()
+    assert lines[-1].startswith(f"  or any of {len(catch_alls)} catch-all errors (message is a value alone")
+    assert sum("catch-all" in line for line in lines) == 1
+    records = json.loads(run_cli("lookup", "--site", str(root), "--format", "json", f"{error.exception}: {error.message}").stdout)
+    assert records[0]["id"] == error.id
+    assert records[-1]["rule"] == "catch-all" and records[-1]["count"] == len(catch_alls) and set(records[-1]["ids"]) == catch_alls
+    assert not catch_alls & {r.get("id") for r in records[:-1]}

@@ -66,7 +66,7 @@ def distinct_errors(catalog):
 def test_generated_messages_come_back_top1(catalog):
     errors = distinct_errors(catalog)
     assert len(errors) >= 30
-    matcher = CatalogMatcher(catalog)
+    matcher = CatalogMatcher.of_catalog(catalog)
     misses = []
     for ordinal, error in enumerate(errors):
         message = concrete(error.message, ordinal)
@@ -164,3 +164,18 @@ def test_log_messages_without_their_prefix_find_the_log_site(catalog):
     assert len(distinct) >= 30
     hits = sum(lookup(concrete(e.message, i), catalog)[0].candidates[0].error.id == e.id for i, e in enumerate(distinct))
     assert hits == len(distinct)
+
+
+LOG_LINES = json.loads((FIXTURES / "lookup" / "log_lines_0271.json").read_text())["cases"]
+
+
+def test_kept_log_lines_find_their_log_site_first(catalog):
+    """Real log lines from issues and generated ones, kept with their source: at least 30 log sites."""
+    assert len({(c["path"], c["line"]) for c in LOG_LINES}) >= 30
+    misses = []
+    for case in LOG_LINES:
+        finding = next(f for f in lookup(case["text"], catalog) if f.logged.level)
+        best = finding.candidates[0]
+        if (best.error.path, best.error.line) != (case["path"], case["line"]) or best.error.kind != "log":
+            misses.append((case["text"][:80], best.error.path, best.error.line))
+    assert misses == []

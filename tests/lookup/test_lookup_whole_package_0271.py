@@ -65,7 +65,7 @@ def test_every_expected_site_is_a_catalogued_error(catalog):
 @pytest.mark.integration
 @pytest.mark.releases
 def test_real_messages_from_across_vllm_find_their_site_first_95_percent(catalog):
-    matcher = CatalogMatcher(catalog)
+    matcher = CatalogMatcher.of_catalog(catalog)
     misses, hits = [], Counter()
     for case in CASES:
         found = first_site(matcher, case["text"])

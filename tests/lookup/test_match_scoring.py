@@ -113,3 +113,9 @@ def test_evidence_keeps_a_whole_message_with_the_template_it_completes():
     cut = score_message(compile_template("Unsupported K/V cache shape for layer {name}: {shape} lacks block size {n}"), message)
     assert (whole.rule, cut.rule) == ("exact", "truncated") and cut.shown > whole.shown
     assert evidence(whole) > evidence(cut)
+
+
+def test_a_placeholder_printed_twice_counts_both_values():
+    """As the site's search counts them: every group's characters are bound ones."""
+    match = score_message(compile_template("{name} and {name} clash in the registry"), "alpha and alpha clash in the registry")
+    assert match.rule == "exact" and match.score == round(21 / (21 + 10), 4)  # not 21 / (21 + 5)

@@ -81,13 +81,14 @@ def search_url(base: str, query: str) -> str:
 
 
 def search_results(page) -> list[str]:
-    """Result links' targets, best first, once the search has run."""
-    page.wait_for_selector("#search-results li a")
+    """Result links' targets, best first, once the search has run (keyword matches come second)."""
+    page.wait_for_selector("#search-results[data-done] li a")
     return [a.get_attribute("href") for a in page.locator("#search-results li a").all()]
 
 
-def screenshot(page, name: str) -> Path:
+def screenshot(page, name: str, full_page: bool = True) -> Path:
+    """The page into test-artifacts/: the whole of it, or only what the viewport shows first."""
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / name
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=full_page)
     return path

@@ -123,15 +123,15 @@ def test_message_cut_short_is_found_by_its_beginning(page, site, catalog):
 def test_hostile_text_renders_as_text_and_runs_nothing(page, site, catalog):
     hostile = error_named(catalog, "render_banner")
     page.goto((site / "errors" / hostile.id / "index.html").as_uri())
-    assert "</script><script>alert(1)</script>" in page.locator("#message pre").inner_text()
+    assert "</script><script>alert(1)</script>" in page.locator("h1.message, #message pre").first.inner_text()
     assert page.locator("img").count() == 0  # the only script is the site's own page.js
     assert [s.get_attribute("src") for s in page.locator("script").all()] == ["../../assets/page.js"]
     page.locator("#developers summary").click()  # the comment above the raise is for vLLM developers
     assert "onerror=\"alert('comment')\"" in page.locator("#developers").inner_text()
     page.goto((site / "search" / "index.html").as_uri())
     page.fill("#q", "</script><script>alert(1)</script> and <img src=x onerror=alert(2)> for x")
+    page.wait_for_selector("#search-results[data-done] li a")
     first = page.locator("#search-results li a").first
-    first.wait_for()
     assert "<img src=x onerror=alert(2)>" in first.inner_text()
     assert page.locator("#search-results img").count() == 0
     page.goto((site / "index.html").as_uri())
@@ -203,3 +203,31 @@ def test_nothing_overflows_a_390_pixel_screen(page, site, catalog, where):
         search_results(page)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390, where
     screenshot(page, f"narrow-{path.replace('/', '-')}.png")
+
+
+def test_catch_all_errors_are_one_closed_line_after_the_results(page, site, catalog):
+    from errscan.match import compile_template
+
+    catch_alls = {e.id for e in catalog.errors if e.message.strip() and not compile_template(e.message).literal_chars}
+    assert len(catch_alls) >= 2  # passthrough.py's
+    page.goto((site / "search" / "index.html").as_uri())
+    page.fill("#q", f"ValueError: {FIND_GROUP_MESSAGE}")
+    search_results(page)
+    items = page.locator("#search-results > li")
+    last = items.nth(items.count() - 1)
+    assert last.get_attribute("class") == "catch-all"
+    assert f"or any of {len(catch_alls)} catch-all errors" in last.inner_text()
+    assert last.locator("details").get_attribute("open") is None  # closed until asked
+    inside = {a.get_attribute("href").split("/")[-2] for a in last.locator("a").all()}
+    assert inside == catch_alls
+    outside = {a.get_attribute("href").split("/")[-2] for a in items.locator(":scope > a").all()}
+    assert not outside & catch_alls and page.locator("#search-results li.catch-all").count() == 1
+
+
+def test_the_page_makes_each_cut_pattern_as_python_does(page, site, catalog):
+    from errscan.match import compile_template
+
+    templates = [e.message for e in catalog.errors] + ["tab\there {{braces}} $^.|?*+()[]{{}}/ end", "emoji \U0001F600 {x}", " {x} foo", "a\\\\b {c}"]
+    page.goto((site / "search" / "index.html").as_uri())
+    made = page.evaluate("(patterns) => patterns.map(cutPattern)", [compile_template(t).pattern for t in templates])
+    assert made == [compile_template(t).prefix_pattern for t in templates]

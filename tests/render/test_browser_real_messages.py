@@ -70,7 +70,7 @@ def search_first(page, base: str, text: str) -> tuple[str | None, str]:
 def test_search_page_puts_first_what_lookup_puts_first(page, messages_site, served):
     """Where lookup finds nothing, the page may list guesses, but none it calls certain."""
     catalog = read_site(messages_site)
-    matcher = CatalogMatcher(catalog)
+    matcher = CatalogMatcher.of_catalog(catalog)
     base = served(messages_site)
     where = {error.id: (error.path, error.line) for error in catalog.errors}
     disagree, right = [], 0

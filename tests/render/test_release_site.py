@@ -110,6 +110,10 @@ def test_mooncake_store_page_states_what_the_seed_states_correctly(release_site)
     summary = record["explanation"]["summary"]
     assert "cross-attention layers" in summary and "Mamba" in summary and "KV cache groups" in summary
     assert "--mamba-cache-mode align" in record["explanation"]["example"]["after"]
+    (mamba,) = [f for f in record["explanation"]["fixes"] if f["setting"] == "--mamba-cache-mode"]
+    assert ["--enable-prefix-caching", "true"] in mamba["others"]  # vLLM resets the mode without prefix caching
+    assert "--enable-prefix-caching" in record["explanation"]["example"]["after"]
+    assert "MODEL" not in record["explanation"]["example"]["before"]  # a real hybrid model
 
 
 def test_layerwise_page_names_use_layerwise_where_to_set_it_and_the_mla_condition(release_site):
@@ -125,6 +129,33 @@ def test_lmcache_mp_page_gives_the_flag_the_message_asks_for(release_site):
     explanation = seed_record(release_site, "lmcache-mp")["explanation"]
     assert ("--disable-hybrid-kv-cache-manager", "true") in {(f["setting"], f["value"]) for f in explanation["fixes"]}
     assert explanation["where"] == "the scheduler (engine core)"
+    # vLLM turns the manager off itself for this connector: the KV cache groups are the cause
+    assert "KV cache groups" in explanation["summary"] and "KV cache group" in explanation["fixes"][0]["text"]
+    assert "--no-disable-hybrid-kv-cache-manager" in explanation["fixes"][1]["text"]
+
+
+def by_message(site, start):
+    """The explanation of the error whose message starts so (the first, where several share it)."""
+    found = [r for r in records(site) if r["message"].startswith(start)]
+    assert found, start
+    return found[0]["explanation"]
+
+
+def test_reviewed_pages_name_the_setting_the_message_advises_and_never_call_a_decided_flag_unset(release_site):
+    layout = by_message(release_site, "Heterogeneous TP expects same kv_cache_layout")
+    assert ("enable_permute_local_kv", "true", "--kv-transfer-config") in {
+        (f["setting"], f["value"], f["carrier"]) for f in layout["fixes"]}
+    hma = by_message(release_site, "HMA should not be enabled unless all sub-connectors support it")
+    assert "unset" not in hma["summary"]
+    tp = by_message(release_site, "Local tensor parallel size")
+    assert tp["kind"] == "configuration" and "--tensor-parallel-size" in tp["summary"]
+
+
+def test_internal_pages_say_what_to_report_and_background_work_is_timed_by_its_thread(release_site):
+    internal = [r["explanation"] for r in records(release_site) if r["explanation"]["kind"] == "internal"]
+    assert internal and all("collect-env" in x["fixes"][0]["text"] for x in internal)
+    gather = [r for r in records(release_site) if r["function"] == "gather_kv_caches" and r["message"].startswith("Layer count")]
+    assert gather and all(r["explanation"]["when"].startswith("in the background thread") for r in gather)
 
 
 def test_first_screens_of_the_seed_pages(page, release_site):
@@ -135,4 +166,5 @@ def test_first_screens_of_the_seed_pages(page, release_site):
         page.goto((release_site / "errors" / record["id"] / "index.html").as_uri())
         fix_top = page.locator("#fix h2").bounding_box()["y"]
         assert fix_top < 800, name
-        screenshot(page, f"seed-{name}.png")
+        shot = screenshot(page, f"seed-{name}.png", full_page=False)  # the first screen, as the issue asks
+        assert shot.stat().st_size > 10_000 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name

@@ -8,7 +8,7 @@ import jsonschema
 import msgspec
 import pytest
 
-from errscan.model import SCHEMA_VERSION
+from errscan.model import SCHEMA_VERSION, Trigger
 from errscan.render.site import write_site
 from errscan.render.search import script_json
 from sitebuild import SECTIONS, Page, catalog, error_named, site, words  # noqa: F401 (fixtures)
@@ -93,7 +93,7 @@ def test_every_json_file_validates_against_the_schema(site, catalog):
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
     files = sorted((site / "api").rglob("*.json"))
-    assert len(files) == len(catalog.errors) + 3  # index, schema, callgraph
+    assert len(files) == len(catalog.errors) + 4  # index, schema, callgraph, matcher
     for path in files:
         if path.name != "schema.json":
             validator.validate(json.loads(path.read_text()))
@@ -151,7 +151,7 @@ def test_search_index_holds_the_shared_patterns(site, catalog):
     assert [e["id"] for e in entries] == [e.id for e in catalog.errors]
     for entry, error in zip(entries, catalog.errors):
         compiled = compile_template(error.message)
-        assert entry["pattern"] == compiled.pattern and entry["prefix_pattern"] == compiled.prefix_pattern
+        assert entry["pattern"] == compiled.pattern and "prefix_pattern" not in entry  # the page makes it from `pattern`
         assert (entry["literal_chars"], entry["words"]) == (compiled.literal_chars, list(compiled.words))
 
 
@@ -159,7 +159,7 @@ def test_browse_groups_by_connector_and_file_with_counts(site, catalog):
     html = (site / "index.html").read_text()
     text = words(html)
     assert "GroupLookupConnector (2)" in text and "StoreConnector (1)" in text
-    assert "no connector determined (5)" in text  # nixl_connector.py: registered nowhere in the fixture
+    assert "no connector determined (7)" in text  # nixl_connector.py and passthrough.py: registered nowhere in the fixture
     assert "vllm/distributed/kv_transfer/group_lookup.py (4)" in text
     for error in catalog.errors:
         assert f'href="errors/{error.id}/index.html"' in html
@@ -370,3 +370,32 @@ def test_a_symlink_loop_is_one_usage_error(catalog, tmp_path):
     with pytest.raises(UsageError, match="leads nowhere"):
         write_site(catalog, tmp_path / "site")
     assert (tmp_path / "site").is_symlink()
+
+
+def test_browse_groups_by_subsystem_with_counts(site, catalog):
+    from collections import Counter
+
+    from errscan.render.browse import Group, subsystem
+
+    html = (site / "browse" / "index.html").read_text()
+    counts = Counter("/".join(e.path.split("/")[:2]) for e in catalog.errors)
+    assert counts  # the fixture's files lie under vllm/distributed
+    for name, count in counts.items():
+        assert f"{name}</code></a> <span class=\"count\">({count})</span>" in html
+        page = site / "browse" / Group("subsystem", name, ()).page_name(1)
+        assert page.is_file() and all(f"{e.id}/index.html" in page.read_text() for e in catalog.errors if subsystem(e.path) == name)
+    assert subsystem("pkg/sub/x/y.py") == "pkg/sub" and subsystem("pkg/x.py") == "pkg/x.py"
+
+
+def test_a_short_message_is_the_heading_once_and_a_log_gets_no_defensive_check(catalog, tmp_path):
+    """A condition that is a value the message shows appears once in the heading and once in the words."""
+    (error,) = [e for e in catalog.errors if e.message.startswith("too many blocks")]
+    trigger = Trigger(condition="len(block_ids)", conjuncts=("len(block_ids)",), raw_condition="len(block_ids)")
+    logged = msgspec.structs.replace(error, kind="log", level="error", exception="", trigger=trigger)
+    write_site(msgspec.structs.replace(catalog, errors=(logged,)), tmp_path / "site")
+    html = (tmp_path / "site" / "errors" / error.id / "index.html").read_text()
+    page = Page(html)
+    assert "<title>ERROR: too many blocks: …" in html  # the tab shows the message's own words
+    assert re.search(r'<h1 class="message">too many blocks: <span class="placeholder">\{len\(block_ids\)\}</span></h1>', html)
+    assert 'pre class="message"' not in html and "A defensive check" not in " ".join(page.text)
+    assert " ".join(page.outside_source().split()).count("len(block_ids)") == 2

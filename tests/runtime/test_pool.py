@@ -6,10 +6,13 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
 
+from conftest import children_of, wait_until_gone
 from errscan.runtime.pool import TaskLost, run_all
 
 
@@ -66,3 +69,27 @@ def test_one_job_runs_here_and_leaves_no_alarm_behind(monkeypatch):
 
 def test_no_items_start_no_workers():
     assert run_all(behave, [], 4, time_limit=60) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("death_signal", [True, False], ids=["death-signal", "watching-the-parent"])
+def test_workers_end_when_their_parent_is_killed(death_signal):
+    # The parent is killed with SIGKILL: it can neither stop its workers nor close their pipes.
+    script = (
+        "import time\n"
+        "from errscan.runtime import pool\n"
+        f"if not {death_signal}:\n"
+        "    pool._ask_for_a_death_signal = lambda parent: False\n"
+        "pool.run_all(time.sleep, [3600.0] * 3, 3, 7200)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        workers = children_of(parent.pid, 3)
+        assert len(workers) == 3, "the pool started no workers"
+    finally:
+        parent.kill()
+        parent.wait()
+    left = wait_until_gone(workers, 10)
+    for pid in left:  # so that a failure leaves nothing running
+        os.kill(pid, signal.SIGKILL)
+    assert left == []

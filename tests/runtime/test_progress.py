@@ -47,3 +47,68 @@ def test_a_pipe_or_quiet_gets_nothing(tmp_path):
     scan_twice(tmp_path / "a", Progress(piped))
     scan_twice(tmp_path / "b", Progress(quiet, quiet=True))
     assert piped.getvalue() == quiet.getvalue() == ""
+
+
+def test_a_terminal_sees_each_stage_then_the_pages_being_written(tmp_path):
+    from errscan.render.site import write_site
+
+    stream = Terminal()
+    progress = Progress(stream)
+    catalog = scan_twice(tmp_path, progress)
+    shown = stream.getvalue()
+    stages = ["scanning…", "reading files", "parsing", "listing the errors", "building the call graph",
+              "analysing conditions and call chains"]
+    positions = [shown.find(f"[1-2/2] first, second: scanning… {s}" if s != "scanning…" else s) for s in stages]
+    assert -1 not in positions and positions == sorted(positions), shown
+    write_site(catalog, tmp_path / "site", jobs=1, on_written=progress.writing)
+    pages = len(catalog.errors) + len(catalog.retired)
+    assert stream.getvalue().endswith(f"\r\033[Kwriting the site: {pages} of {pages} error pages")
+
+
+def test_a_release_says_it_is_being_fetched(tmp_path):
+    stream = Terminal()
+    options = ScanOptions(repo="o/r", scope=Scope(("**",)), jobs=1)
+    opened = []
+
+    def open_release():
+        opened.append(stream.getvalue())  # what the terminal showed while the release was fetched
+        return FolderSource(FIXTURES / "patterns", VLLM)
+
+    scan_revisions([Revision("9.9.9", open_release, fetches=True)], options, Progress(stream))
+    assert opened == ["\r\033[K[1/1] 9.9.9: scanning…\r\033[K[1/1] 9.9.9: scanning… opening the release (pip fetches it on first use)"]
+
+
+def test_the_command_shows_its_stages_on_a_terminal_and_nothing_in_a_pipe(tmp_path):
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from conftest import run_cli
+
+    args = ["scan", str(FIXTURES / "minirepo"), "--cache-dir", str(tmp_path / "cache")]
+    master, terminal = pty.openpty()
+    scan = subprocess.Popen([sys.executable, "-m", "errscan", *args, "--out", str(tmp_path / "a")],
+                            stdout=subprocess.PIPE, stderr=terminal, text=True)
+    os.close(terminal)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the scan closed the terminal's other end
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    assert scan.wait(timeout=60) == 0 and scan.stdout.read().startswith("scanned commit ")
+    scan.stdout.close()
+    screen = shown.decode()
+    for stage in ("reading files", "parsed 7 of 7 files", "building the call graph", "analysing conditions",
+                  "minirepo: 7 files, 7 parsed, 0 reused", "writing the site: 0 of 3 error pages",
+                  "writing the site: 3 of 3 error pages"):
+        assert stage in screen, (stage, screen)
+    assert screen.endswith("\r\033[K")  # the summary then starts on a clean line
+
+    piped = run_cli(*args, "--out", str(tmp_path / "b"))
+    assert piped.returncode == 0 and piped.stderr == "" and piped.stdout.startswith("scanned commit ")

@@ -1,0 +1,171 @@
+"""What to tell a user when no setting decides an error: whom to report a bug to and with what,
+what outside the program failed, and an interface method that a plugin of the user's own lacks.
+
+These read the error (its exception, message, function) and its chains, never per-error prose.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from errscan.analysis.chains import FoundChain, Reach
+from errscan.analysis.commands import Setting
+from errscan.extract.conditions import Condition, parse_expression
+from errscan.extract.facts import ModuleFacts
+from errscan.model import ErrorSite, Explanation, Fix
+from errscan.profiles import Profile
+
+BACKGROUND = frozenset({"thread", "process", "executor", "task", "callback"})  # a call that runs later, elsewhere
+UNSUPPORTED = re.compile(r"not (yet )?supported|unsupported|does not support|only works|requires", re.IGNORECASE)
+PEER = "talking to another process or instance"  # how `outside` words a failure of the peer or a server
+_RAISES = re.compile(r"raises\(\s*\(?([\w., ]+?)\)?\s*,\s*(.+)\)\s*$")
+
+# What failed outside the program, told by the words of its message, function and guarded call:
+# (pattern, what failed, what to check). First match wins.
+_OUTSIDE = (
+    (r"\b(parse|invalid|malformed|unsupported type|unknown|non utf8)", "a value it read (from a file, a variable or a "
+     "message) does not have the form it expects",
+     "Correct the value the message shows, where you set it: it must have the form the message names."),
+    (r"\b(import|install|not available|module)", "a package it needs could not be imported",
+     "Install the package the message names in the same Python environment as {project} (the message says which)."),
+    (r"\b(handshake|connect|socket|zmq|send|recv|notif|ping|rpc|server|http|remote|peer|bootstrap|post|sender|xfer|"
+     r"pull|push|transfer)",
+     PEER + " (the peer, a server) or a transfer with it failed",
+     "Look at the other instance's log (the one this one pulls from or sends to) for the error on its side; check "
+     "that it is running and reachable from this host at the address and port it was given (no firewall in between), "
+     "and that both sides run the same {project} version."),
+    (r"\b(file|open|read|write|path|close|fd|mount|disk|save|load|deregister)", "a file operation failed",
+     "Check that the path in the message exists and that this process may read and write it (and has disk space)."),
+    (r"\b(memory|register|cuda|device|alloc|tensor|gpu)", "the device or its memory refused an operation",
+     "Check free device memory and that the device is visible to this process; lower `--gpu-memory-utilization` "
+     "if memory is short."),
+)
+
+
+def subject(error: ErrorSite, project: str) -> str:
+    """What raises it, as a user knows it: the plugins that reach it, else the project."""
+    connectors = error.trigger.connectors if error.trigger else ()
+    if not connectors:
+        return project
+    if len(connectors) <= 2:
+        return " and ".join(connectors)
+    return f"{connectors[0]} (and {len(connectors) - 1} other connectors)"
+
+
+def report(error: ErrorSite, profile: Profile) -> str:
+    """What to report, where and with which version (the project's own command prints it)."""
+    project = profile.title or profile.name
+    connectors = error.trigger.connectors if error.trigger else ()
+    where = f"the {project} issue tracker" if profile.repo else f"the {project} maintainers"
+    named = f" (name {', '.join(connectors)} in the title)" if connectors else ""
+    version = (f"the output of `{profile.report_command}` (your {project} version, devices and packages)"
+               if profile.report_command else f"your {project} version")
+    text = (f"Report it at {where}{named} with the full message and traceback, the command you ran and {version}; "
+            f"a newer {project} release may already fix it.")
+    refused = unsupported_clause(error.message)
+    if refused:
+        return ("Change the part of your setup that the message says is not supported (the model or the setting it "
+                f"names). If it should work, {text[0].lower()}{text[1:]}")
+    return text
+
+
+def unsupported_clause(message: str) -> str:
+    """The clause of a message that names what is not supported, quoted ("" when none does)."""
+    clauses = [c.strip() for c in re.split(r"[;()]|\.\s", message) if UNSUPPORTED.search(c)]
+    return f"“{re.sub(r'{[^{}]*}', '…', clauses[0]).rstrip('.')}”" if clauses else ""
+
+
+def outside(error: ErrorSite, own: Condition, profile: Profile) -> tuple[str, str]:
+    """What outside the program failed, in words, and what to check: from the message, the
+    function and the call the `try` guards."""
+    guarded = next((m.group(2) for t in own if t.pseudo and (m := _RAISES.match(t.code))), "")
+    told = re.sub(r"[_.()\[\]{}:,'-]", " ", f"{error.message} {error.function} {guarded}".lower())
+    project = profile.title or profile.name
+    for pattern, what, check in _OUTSIDE:
+        if re.search(pattern, told):
+            return what, check.format(project=project)
+    return "an operation outside its settings failed", "Look at the error logged with it: it names what failed."
+
+
+def cause_in_message(error: ErrorSite) -> bool:
+    """Whether the message carries the caught exception (`{e}`) or an error received from elsewhere
+    (`{response.err_msg}`), so the user sees what failed."""
+    return any(re.fullmatch(r"(str|repr)?\(?(e|exc|err|error|ex)\)?(!r|!s)?", p.expr.strip())
+               or re.fullmatch(r"[\w.]+\.(err|error)_?(msg|message|reason)?", p.expr.strip()) for p in error.placeholders)
+
+
+def background(chain: FoundChain) -> str | None:
+    """The function a chain runs in a background thread, task or callback, if it does: the
+    work then happens later, not during the entry's own phase."""
+    for site, node in zip(chain.sites, chain.nodes[1:]):
+        if site.resolution in BACKGROUND:
+            return ".".join(node.rsplit(".", 2)[-2:])
+    return None
+
+
+def unimplemented(error: ErrorSite, own: Condition, found: Reach, profile: Profile) -> str | None:
+    """An unconditional `NotImplementedError` of an interface method that no chain in the package
+    reaches: the package's own classes override it, so a plugin of the user's own lacks it."""
+    if error.exception.rsplit(".", 1)[-1] != "NotImplementedError" or own or found.chains or "." not in error.function:
+        return None
+    owner, method = error.function.rsplit(".", 1)
+    where = ""
+    if profile.plugin_module_setting:
+        where = f" (one loaded with `{profile.plugin_module_setting}`)"
+    return (f"`{owner}.{method}` is an interface method that classes built on `{owner}` must override; no code in "
+            f"{profile.title or profile.name} reaches this base version, so it is raised for a class of your own"
+            f"{where} that declares `{owner}` without implementing `{method}`.")
+
+
+def missing_package(own: Condition, module: ModuleFacts | None, profile: Profile) -> tuple[str, str, str] | None:
+    """`X is None` (or `not X`) of a name bound by `try: from pkg import X` / `except ImportError: X = None`:
+    the package is not installed. (name, import root, what pip installs it by: "" when the profile does not say)."""
+    if module is None or not module.module_values:
+        return None
+    imported = module.imports.get("", {})
+    for term in own:
+        tree = parse_expression(term.code)
+        name = None
+        if isinstance(tree, ast.Compare) and isinstance(tree.left, ast.Name) and len(tree.ops) == 1:
+            none = isinstance(tree.comparators[0], ast.Constant) and tree.comparators[0].value is None
+            name = tree.left.id if none and isinstance(tree.ops[0], (ast.Is, ast.Eq)) else None
+        elif isinstance(tree, ast.UnaryOp) and isinstance(tree.op, ast.Not) and isinstance(tree.operand, ast.Name):
+            name = tree.operand.id
+        if name and name in imported and module.module_values.get(name) == "None":
+            root = imported[name].split(".")[0]
+            if root != profile.package:
+                return name, root, dict(profile.distributions).get(root, "")
+    return None
+
+
+def required(message: str) -> str:
+    """The sentence of a message that says what something must do, quoted ("" when none does)."""
+    sentences = [c.strip() for c in re.split(r"(?<=\.)\s+", message) if re.search(r"\b(must|should|needs? to)\b", c)]
+    return f"“{re.sub(r'{[^{}]*}', '…', sentences[0]).rstrip('.')}”" if sentences else ""
+
+
+def not_installed(missing: tuple[str, str, str], subject: str, when: str | None, where: str | None, profile: Profile) -> Explanation:
+    """An optional import that failed: the package is missing, and installing it is the fix."""
+    name, root, distribution = missing
+    project = profile.title or profile.name
+    first = when.split("; or ")[0] if when else None
+    summary = (f"{subject} reports this{f' {first}' if first else ''} when the package providing `{root}` is not "
+               f"installed (importing `{name}` from it failed); no setting of yours decides it.")
+    text = (f"Install it in the same Python environment as {project}: `pip install {distribution}`."
+            if distribution else f"Install the package that provides the `{root}` module in the same Python "
+            f"environment as {project}.")
+    return Explanation(summary, "environment", when, where, (Fix("", None, text),))
+
+
+def own_class(error: ErrorSite, setting: Setting, when: str | None, where: str | None, profile: Profile) -> Explanation:
+    """Raised for a class of the user's own (the module setting names it): the class is to change."""
+    project = profile.title or profile.name
+    named = f"`{setting.name}` in `{setting.carrier}`" if setting.carrier else f"`{setting.name}`"
+    first = when.split("; or ")[0] if when else None
+    asked = required(error.message)
+    summary = (f"{project} raises this{f' {first}' if first else ''} for a class of your own: the one loaded from "
+               f"the module {named} names, which does not have the form {project} needs.")
+    text = (f"Change that class as the message asks: {asked}." if asked else
+            "Change that class so that what the message states no longer holds.")
+    return Explanation(summary, "usage", when, where, (Fix(setting.name, None, text, setting.carrier),))

@@ -1,0 +1,68 @@
+"""Example commands: one that reaches an error and the same with its fix, on a real model where a
+property of the model decides; and the settings a fix needs because the project resets it otherwise."""
+
+from __future__ import annotations
+
+from errscan.analysis.commands import Setting, command, failing_values, written
+from errscan.analysis.knobs import KnobCatalog, json_flag_holding
+from errscan.analysis.ways import Way, positive_parts
+from errscan.analysis.wording import phrase_for
+from errscan.model import ErrorSite, Example, Fix, Knob
+from errscan.profiles import Profile
+
+
+class Examples:
+    def __init__(self, catalog: KnobCatalog, profile: Profile):
+        self.catalog = catalog
+        self.profile = profile
+
+    def plugin(self, connector: str | None) -> tuple[str, dict[str, str]] | None:
+        """The JSON flag naming the plugin, with the fields an example command needs."""
+        flag = json_flag_holding(self.profile.plugin_setting, self.catalog) if self.profile.plugin_setting else None
+        if connector is None or flag is None:
+            return None
+        return flag, {self.profile.plugin_setting: connector, **dict(self.profile.plugin_setting_defaults)}
+
+    def example(self, error: ErrorSite, ways: list[Way], fixes: tuple[Fix, ...], path: Way | None) -> Example | None:
+        way = next((w for w in ways if w.settings), None)
+        if way is None or not fixes or not self.profile.launch_command or any(s.side for s in way.settings):
+            return None  # two instances' settings: one command cannot show them
+        condition = f"({way.condition}) and ({way.stated})" if way.stated else way.condition
+        fixed = {f.setting: f.value for f in fixes if f.value is not None}
+        shown = [s for s in way.settings if s.name in fixed]
+        failing = failing_values(condition, shown)
+        if failing is None:
+            return None
+        connector = error.trigger.connectors[0] if error.trigger and error.trigger.connectors else None
+        # A setting whose default already fails is left out of the first command, as users do.
+        before_values = {s: None if failing[s.code] == s.default else written(failing[s.code], s) for s in shown}
+        after_values = {s: fixed[s.name] for s in shown}
+        fix = next((f for f in fixes if f.setting in fixed and any(s.name == f.setting for s in shown)), None)
+        for name, value in fix.others if fix else ():  # what the fix needs together with its setting
+            after_values[_flag_setting(name)] = value
+        needed = failing_values(path.condition, list(path.settings), dict(self.profile.plugin_setting_defaults)) if path else None
+        for setting in path.settings if path and needed else ():
+            if setting not in before_values and setting.code in needed and needed[setting.code] != setting.default:
+                before_values[setting] = after_values[setting] = written(needed[setting.code], setting)
+        launch = self.launch(way)
+        before = command(launch, before_values, self.plugin(connector))
+        after = command(launch, after_values, self.plugin(connector))
+        return Example(before, after) if before != after else None
+
+    def launch(self, way: Way) -> str:
+        """The launch command with a real model where a property of the model decides the way in."""
+        models = [p.model for part in positive_parts(way.condition) if (p := phrase_for(part, self.profile.vocabulary)) and p.model]
+        launch = self.profile.launch_command
+        return launch.replace("MODEL", models[0]) if models and "MODEL" in launch else launch
+
+    def needs(self, setting: Setting, value: str) -> tuple[tuple[str, str], ...]:
+        """Settings a fix must give too, because the project resets this one without them."""
+        return next((r.needs for r in self.profile.resets if r.setting == setting.name and r.kept != value), ())
+
+    def reset_words(self, names: list[str]) -> str:
+        return "; ".join(r.why for r in self.profile.resets if r.setting in names)
+
+
+def _flag_setting(name: str) -> Setting:
+    """A flag a fix adds by name, for the example command."""
+    return Setting(name, Knob("cli_flag", name, ""), name, None)

@@ -1,0 +1,52 @@
+"""One way an error fires, and the parts of a condition that must hold for it."""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from errscan.analysis.commands import Setting
+from errscan.extract.conditions import parse_expression
+
+
+@dataclass(frozen=True)
+class Way:
+    """One way the error fires: a condition (deep form), the settings it reads, its words."""
+
+    condition: str
+    settings: tuple[Setting, ...]
+    stated: str = ""  # a condition on a setting that the message gives as the cause
+    part: str = ""  # the part of the message this way adds (accumulate-then-raise), "" for the whole
+    message: str = ""  # the message (or its part) this way raises
+
+
+def conjuncts(condition: str) -> list[str]:
+    tree = parse_expression(condition)
+    if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And):
+        return [ast.unparse(v) for v in tree.values]
+    return [condition]
+
+
+
+def for_part(way: Way) -> str:
+    """Which part of the message a fix is for, when the message is built from several."""
+    if not way.part:
+        return ""
+    shown = re.sub(r"\{[^{}]*\}", "…", way.part)
+    return f"For “{shown}”: "
+
+
+def positive_parts(condition: str) -> list[str]:
+    """The `and` parts of a condition, quantifiers opened: what must hold, never what must not."""
+    found = []
+    for part in conjuncts(condition):
+        tree = parse_expression(part)
+        while isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id == "any" and tree.args \
+                and isinstance(tree.args[0], ast.GeneratorExp):
+            tree = tree.args[0].elt
+        if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And):
+            found += [ast.unparse(v) for v in tree.values]
+        elif tree is not None:
+            found.append(ast.unparse(tree))
+    return found

@@ -1,0 +1,167 @@
+"""Reaching definitions for path conditions: which assignment a local's use reads.
+
+The walk (`collect.FactCollector`) keeps, per block, the assignment of each local that reaches the
+statement it is at (`Env`). A later change of the local ends what is known of it:
+
+- a new assignment (here or in a nested block) replaces it, and every condition term that read the
+  local before is about a value that is gone: two assignments are never merged into one condition;
+- a mutation (`x.add(...)`, `x[k] = v`, `x += ...`, `x` passed to a call that may change it) leaves
+  a computed value (`set()`, `torch.tensor(...)`) no longer equal to the expression that made it,
+  so it is not substituted any more (an alias of a name still is: it is the same object).
+A loop's body may change a local before the loop's next iteration reads it: such locals are
+forgotten on entry to the body.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable, Iterable
+
+from errscan.extract.astutil import bound_names, child_blocks, dotted
+from errscan.extract.conditions import Condition, Env, Term, is_computed
+
+# Methods that change their receiver: containers' and, by convention, in-place tensor ops (`x.add_()`).
+MUTATORS = frozenset({
+    "add", "append", "appendleft", "clear", "discard", "extend", "extendleft", "insert", "pop", "popitem",
+    "remove", "reverse", "setdefault", "sort", "update",
+})
+# Calls that only read their arguments.
+READERS = frozenset({
+    "abs", "all", "any", "bool", "callable", "dict", "enumerate", "float", "format", "frozenset", "getattr",
+    "hasattr", "hash", "id", "int", "isinstance", "issubclass", "iter", "len", "list", "max", "min", "print",
+    "range", "repr", "reversed", "round", "set", "sorted", "str", "sum", "tuple", "type", "zip",
+})
+
+
+def key_of(node: ast.AST) -> str | None:
+    """The env key a node names: a local (`x`) or an attribute of self (`self.x`)."""
+    if isinstance(node, ast.Starred):
+        node = node.value
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return f"self.{node.attr}"
+    return None
+
+
+def mutated_by_call(node: ast.Call, is_log: Callable[[str | None], object], statement: bool = False) -> list[str]:
+    """Locals (and `self.x`) this call may change: its receiver when the method mutates; and, for a
+    call made for its effect (a `statement`, its value unused: `all_reduce(vote)`), its arguments
+    unless the callee only reads them (a builtin reader, a log call)."""
+    changed = []
+    func = node.func
+    if isinstance(func, ast.Attribute):
+        receiver = key_of(func.value)
+        if receiver and (func.attr in MUTATORS or (func.attr.endswith("_") and not func.attr.startswith("_"))):
+            changed.append(receiver)
+    if statement and (node.args or node.keywords):
+        callee = dotted(func)
+        if callee not in READERS and not is_log(callee) and not _logs(callee):
+            for argument in [*node.args, *(k.value for k in node.keywords)]:
+                key = key_of(argument)
+                if key and key not in ("self", "cls"):
+                    changed.append(key)
+    return changed
+
+
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+
+
+def _logs(callee: str | None) -> bool:
+    """`logger.info(...)`, `logging.debug(...)` and their `*_once` forms: they only print their arguments."""
+    if not callee or "." not in callee:
+        return False
+    method = callee.rsplit(".", 1)[1]
+    return method.removesuffix("_once") in _LOG_METHODS
+
+
+def assigned_by(stmt: ast.stmt) -> tuple[list[str], list[str]]:
+    """(names a statement binds anew, names whose value it changes in place) at its own level:
+    nested blocks are walked on their own."""
+    targets: list[ast.expr] = []
+    if isinstance(stmt, ast.Assign):
+        targets = stmt.targets
+    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) and (stmt.value is not None or isinstance(stmt, ast.AugAssign)):
+        targets = [stmt.target]
+    elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+        targets = [stmt.target]
+    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        targets = [item.optional_vars for item in stmt.items if item.optional_vars is not None]
+    elif isinstance(stmt, ast.Delete):
+        targets = stmt.targets
+    bound, changed = [], []
+    for target in targets:
+        key = key_of(target)
+        if key is not None and not isinstance(stmt, ast.AugAssign):
+            bound.append(key)
+        elif key is not None:
+            changed.append(key)  # `x += [...]` extends a list in place
+        elif isinstance(target, (ast.Subscript, ast.Attribute)):
+            inner = key_of(target.value)  # `x[k] = v`, `x.a = v`
+            if inner and inner not in ("self", "cls"):
+                changed.append(inner)
+        else:
+            bound.extend(bound_names(target))
+    return bound, changed
+
+
+def forget(env: Env, terms: Condition, bound: Iterable[str], changed: Iterable[str], again: set[str] = frozenset()) -> Condition:  # type: ignore[assignment]
+    """After locals were bound (`bound`; `again` those bound before in the function) or changed in
+    place (`changed`): drop what no longer holds from `env` (in place) and return the terms still
+    about current values."""
+    bound, changed = set(bound), set(changed)
+    for key in bound:
+        env.pop(key, None)
+    for key in changed:
+        binding = env.get(key)
+        if binding is not None and (is_computed(binding.value) or not isinstance(binding.value, (ast.Name, ast.Attribute))):
+            del env[key]
+    if again and env:  # a substitution that reads a rebound local would read the new value
+        for key in [k for k, b in env.items() if not b.reads.isdisjoint(again)]:
+            del env[key]
+    stale = bound | changed
+    if not stale or not terms:
+        return terms
+    return tuple(t for t in terms if t.loop or t.names.isdisjoint(stale))
+
+
+_SIMPLE = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return, ast.Raise, ast.Pass, ast.Import, ast.ImportFrom)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def changed_in_loop(loop: ast.stmt, memo: dict[int, frozenset[str]], is_log: Callable[[str | None], object]) -> frozenset[str]:
+    """The locals (and `self.x`) a loop's body binds or changes by its statements (assignments and
+    calls made for their effect): on the next iteration their value is not the one that reached
+    the loop. `memo` keeps each loop's answer, nested loops' included, so a function is read once."""
+    if id(loop) not in memo:
+        memo[id(loop)] = frozenset(_changed(loop.body, memo, is_log))  # type: ignore[attr-defined]
+    return memo[id(loop)]
+
+
+def _changed(body: list[ast.stmt], memo: dict[int, frozenset[str]], is_log: Callable[[str | None], object]) -> set[str]:
+    found: set[str] = set()
+    for stmt in body:
+        bound, changed = assigned_by(stmt)
+        found.update(bound)
+        found.update(changed)
+        call = effect_call(stmt)
+        if call is not None:
+            found.update(mutated_by_call(call, is_log, True))
+        if isinstance(stmt, _SIMPLE) or isinstance(stmt, _SCOPES):
+            continue
+        if isinstance(stmt, _LOOPS):
+            found |= changed_in_loop(stmt, memo, is_log)
+            found |= _changed(stmt.orelse, memo, is_log)
+        else:
+            for block in child_blocks(stmt):
+                found |= _changed(block, memo, is_log)
+    return found
+
+
+def effect_call(stmt: ast.stmt) -> ast.Call | None:
+    """The call a statement makes for its effect alone (`f(x)`, `await f(x)`), if it is one."""
+    if isinstance(stmt, ast.Expr):
+        value = stmt.value.value if isinstance(stmt.value, ast.Await) else stmt.value
+        return value if isinstance(value, ast.Call) else None
+    return None
