@@ -120,9 +120,11 @@ def compile_template(template: str) -> CompiledTemplate:
                 fields[-1] += "}{" + piece.text
             literal.append(" ")
             continue
-        parts.append(_literal_pattern(piece.text))
+        # A placeholder between two spaces (`device {name} (`) that printed nothing leaves one space.
+        loose = bool(parts) and parts[-1] == _ANY and (len(parts) == 1 or literal[-2][-1:].isspace())
+        parts.append(_literal_pattern(piece.text, loose_start=loose))
         between[-1] += parts[-1]
-        prefix_between[-1] += _literal_pattern(piece.text, cut=True)
+        prefix_between[-1] += _literal_pattern(piece.text, cut=True, loose_start=loose)
         literal.append(piece.text)
     folded = fold("".join(literal))
     runs = [fold(p.text) for p in pieces if not p.is_field and fold(p.text)]
@@ -178,14 +180,15 @@ def may_be_cut(head: str, lead: str, folded: str) -> bool:
     return folded[:shown] == head[:shown] and lead in folded
 
 
-def _literal_pattern(text: str, cut: bool = False) -> str:
-    """Literal text as regex; with `cut`, every character may instead be the end of the message."""
+def _literal_pattern(text: str, cut: bool = False, loose_start: bool = False) -> str:
+    """Literal text as regex; with `cut`, every character may instead be the end of the message;
+    with `loose_start`, whitespace it opens with may be missing."""
     out: list[str] = []
     for chunk in re.split(r"(\s+)", text):
         if not chunk:
             continue
         if chunk.isspace():
-            out.append(r"(?:\s+|$)" if cut else r"\s+")
+            out.append(r"\s*" if loose_start and not out else r"(?:\s+|$)" if cut else r"\s+")
             continue
         for char in chunk if cut else (chunk,):
             escaped = _SPECIAL.sub(lambda m: "\\" + m.group(), char)
@@ -198,14 +201,17 @@ def cut_pattern(pattern: str) -> str:
     whitespace run `(?:\\s+|$)`, so that it matches any beginning of an instance. The site's search
     makes it the same way (cutPattern in assets/site.js) rather than load it: it is most of the index.
 
-    Read token by token: a placeholder's group, `\\s+` (a literal `+` is always escaped), an
-    escaped character, or a character.
+    Read token by token: a placeholder's group, `\\s+` or `\\s*` (a literal `+`/`*` is always
+    escaped), an escaped character, or a character.
     """
     body, out, i = pattern[4:-4], ["^\\s*"], 0  # without the leading `^\\s*` and the closing `\\s*$`
     while i < len(body):
         if body.startswith(_ANY, i):
             out.append(_ANY)
             i += len(_ANY)
+        elif body.startswith(r"\s*", i):  # a loose start (compile_template) may be missing anyway
+            out.append(r"\s*")
+            i += 3
         elif body.startswith(r"\s+", i):
             out.append(r"(?:\s+|$)")
             i += 3
@@ -293,9 +299,31 @@ class MessageMatch:
     score: float  # 0..1, comparable within one rule; rules rank exact > truncated > fuzzy
     bindings: dict[str, str]  # placeholder expression -> the text it printed (exact, truncated)
     pinned: bool  # the literal text alone identifies the template
+    shown: int = 0  # literal characters of the template the message shows (exact: L, truncated: S)
 
 
 RULE_RANK = {"exact": 3, "truncated": 2, "fuzzy": 1}
+
+
+EXACT_WEIGHT = 1.5  # a whole message is likelier than one cut where a shorter template ends
+
+
+def evidence(match: MessageMatch) -> tuple[int, float, int, float]:
+    """How strongly a match names its template, for ranking (greater is stronger).
+
+    A pinned literal match (exact or truncated) beats any other, and among them the one showing
+    more of its template's literal text wins, an exact match's counting EXACT_WEIGHT times: a long
+    template that a cut message shows most of says more than a short one it merely contains
+    (`Failed to load {x}`), but a message that ends exactly where a template with one more
+    literal word would go on is that shorter template's, whole. Unpinned matches (little literal
+    text, a reworded message) come after, by score alone (the caller ranks by the exception class
+    first): a template that explains a sliver of the message (`{msg}: {e}`) ranks below words the
+    message shares. The last item is the score, which the caller ranks after the exception class.
+    """
+    if match.pinned and match.rule != "fuzzy":
+        weight = EXACT_WEIGHT if match.rule == "exact" else 1.0
+        return (2, match.shown * weight, RULE_RANK[match.rule], match.score)
+    return (1, 0, 0, match.score)
 
 
 def score_message(compiled: CompiledTemplate, message: str) -> MessageMatch | None:
@@ -325,7 +353,7 @@ def score_message(compiled: CompiledTemplate, message: str) -> MessageMatch | No
         bound = sum(_chars(v) for v in found)  # every placeholder printed, a repeated one too
         score = literal / (literal + bound) if literal + bound else 0.0
         bindings = {f: v.strip() for f, v in zip(compiled.fields, found)}
-        return MessageMatch("exact", round(score, 4), bindings, literal >= PIN_MIN_CHARS)
+        return MessageMatch("exact", round(score, 4), bindings, literal >= PIN_MIN_CHARS, literal)
     cut = None
     if message and literal and may_be_cut(compiled.head, compiled.lead, folded):
         cut = _values(compiled.prefix_parts, message, "$")
@@ -334,7 +362,7 @@ def score_message(compiled: CompiledTemplate, message: str) -> MessageMatch | No
         if seen >= PIN_MIN_CHARS:
             score = round(seen / _chars(message) * min(1.0, seen / literal), 4)
             values = {f: v.strip() for f, v in zip(compiled.fields, cut) if v and v.strip()}
-            return MessageMatch("truncated", score, values, score >= TRUNCATED_PIN_SCORE)
+            return MessageMatch("truncated", score, values, score >= TRUNCATED_PIN_SCORE, seen)
     found_words = words(message)
     return fuzzy_match(len(set(compiled.words).intersection(found_words)), len(compiled.words), len(found_words))
 

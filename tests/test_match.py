@@ -53,13 +53,13 @@ def _unfiltered(compiled, message):
     if found is not None:
         bound = sum(_chars(v) for v in found.groups())
         bindings = {f: v.strip() for f, v in zip(compiled.fields, found.groups())}
-        return MessageMatch("exact", round(literal / (literal + bound) if literal + bound else 0.0, 4), bindings, literal >= PIN_MIN_CHARS)
+        return MessageMatch("exact", round(literal / (literal + bound) if literal + bound else 0.0, 4), bindings, literal >= PIN_MIN_CHARS, literal)
     cut = re.match(compiled.prefix_pattern, message) if message else None
     seen = _chars(message) - sum(_chars(v) for v in cut.groups()) if cut else 0
     if cut is not None and seen >= PIN_MIN_CHARS and literal:
         score = round(seen / _chars(message) * min(1.0, seen / literal), 4)
         values = {f: v.strip() for f, v in zip(compiled.fields, cut.groups()) if v.strip()}
-        return MessageMatch("truncated", score, values, score >= TRUNCATED_PIN_SCORE)
+        return MessageMatch("truncated", score, values, score >= TRUNCATED_PIN_SCORE, seen)
     found = words(message)
     return fuzzy_match(len(set(compiled.words) & set(found)), len(compiled.words), len(found))
 

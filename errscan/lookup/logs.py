@@ -63,6 +63,9 @@ _QUOTE_PREFIX = re.compile(r"(?:#+|>+|//)(?: |\t|$)")  # a comment or Markdown q
 _REPR = re.compile(rf"(?<!\w)(?<!\w\.)(?P<exception>{_ERROR_NAME})\((?P<quoted>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\)")
 _QUOTED = re.compile(r"'((?:[^'\\]|\\.){12,})'|\"((?:[^\"\\]|\\.){12,})\"")
 _CUT_MARKERS = ("[truncated]", "(truncated)", "<truncated>", "[...]", "…", "...")
+# pydantic's rendering of a validator's error: `  Value error, <message> [type=value_error, ...]`.
+_PYDANTIC = re.compile(r"^[ \t]*(?:Value|Assertion) error, ", re.M)
+_PYDANTIC_TAIL = re.compile(r"\s*\[type=\w+[^\]]*\][\s\S]*$")
 
 
 @dataclass(frozen=True)
@@ -216,7 +219,9 @@ def _record(lines: list[_Line], index: int) -> LoggedError | None:
     first = lines[index]
     level = _RECORD_LEVELS.get(first.record.split(None, 1)[0])
     source = _RECORD_SOURCE.search(first.record)
-    if level is None or not first.text.strip():
+    if level is None or not first.text.strip() or first.text[:1].isspace():
+        # An indented first line (`    raise ValueError(`) is the middle of a traceback that a
+        # paste begins in, not the start of a message: the exception line below it is the error.
         return None
     message = [first.text.strip()]
     for line in lines[index + 1 : index + 1 + MAX_MESSAGE_LINES]:
@@ -236,6 +241,8 @@ def _variants(text: str) -> list[str]:
     unquoted = _unquote(text)
     if unquoted is not None:
         out.append(unquoted)
+    if (validator := _PYDANTIC.search(text)) is not None:  # a config class's check, as pydantic prints it
+        out.append(_PYDANTIC_TAIL.sub("", text[validator.end() :]).strip())
     for inner in _QUOTED.finditer(text):
         value = _unquote(inner.group())
         if value is not None and value != unquoted:

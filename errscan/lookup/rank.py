@@ -5,7 +5,9 @@ Evidence, strongest first (the sort key of a candidate):
    (by path suffix), same function, and the line inside the statement, or else the only site of
    that function raising that exception (lines move between releases, functions rarely do); a log
    record's `[file.py:123]` pins the log sites of a file of that name whose call spans that line;
-2. the message, by the rule of errscan.match.score_message: exact > truncated > fuzzy;
+2. the message, by errscan.match.evidence: a pinned literal match (exact or truncated) first, the one
+   showing more of its template's literal text before (an exact match's weighing more), then exact
+   before truncated; then the unpinned matches (little literal text, fuzzy);
 3. the logged exception's class name agrees with the site's (a record's level with a log site's);
 4. the rule's score;
 5. the site is still raised (a history site also holds errors no longer raised).
@@ -25,7 +27,7 @@ from typing import Callable, Iterator
 from errscan.api.documents import MatcherDocument, MatcherEntry, matcher_document
 from errscan.lookup.logs import LoggedError, find_errors
 from errscan.match import (
-    RULE_RANK, CompiledTemplate, MessageMatch, compile_template, fold, fuzzy_match, head, may_be_cut, score_message,
+    CompiledTemplate, MessageMatch, compile_template, evidence, fold, fuzzy_match, head, may_be_cut, score_message,
     words,
 )
 from errscan.model import Catalog, ErrorSite
@@ -34,6 +36,7 @@ MAX_ALTERNATIVES = 2
 # Each error found is ranked against every template, so a log of many errors costs many times one:
 # the first ones are looked up (a log's first error is nearly always the one to fix).
 MAX_ERRORS = 100
+_AGREES = 4  # where a candidate's sort key holds whether the log names its exception class (find)
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,7 @@ class CatalogMatcher:
         best: dict[int, _Reading] = {}
         for reading in logged.readings():
             for i, match in self.matches(reading):
-                if i not in best or (RULE_RANK[match.rule], match.score) > (RULE_RANK[best[i].rule], best[i].score):
+                if i not in best or evidence(match) > evidence(best[i]):
                     best[i] = match
         said = any(fold(r) for r in logged.readings())
         catch_alls = [
@@ -96,7 +99,8 @@ class CatalogMatcher:
         for i in set(best) | framed:
             entry, match = m.entry(i), best.get(i)
             is_framed = i in framed
-            key = (is_framed, RULE_RANK[match.rule] if match else 0, _agrees(logged, entry), match.score if match else 0.0, not entry.removed_since)
+            strength = evidence(match) if match else (0, 0.0, 0, 0.0)
+            key = (is_framed, *strength[:3], _agrees(logged, entry), strength[3], not entry.removed_since)
             scored.append((key, entry, match))
         scored.sort(key=lambda item: (tuple(-x for x in item[0]), item[1].path, item[1].line))
         scored = _origins(scored)
@@ -110,7 +114,7 @@ class CatalogMatcher:
                 rule=match.rule if match else "frame",
                 score=match.score if match else 1.0,
                 bindings=match.bindings if match else {},
-                confident=_pins(key[0], match) and (key[2] or not (logged.exception or logged.level)) and not elsewhere,
+                confident=_pins(key[0], match) and (key[_AGREES] or not (logged.exception or logged.level)) and not elsewhere,
                 message=match.message if match else "",
                 framed=key[0],
             ))
@@ -138,12 +142,12 @@ class CatalogMatcher:
         for i in keyed:
             match = score_message(self._compile(m.messages[i]), reading)
             if match is not None:
-                yield i, _Reading(match.rule, match.score, match.bindings, match.pinned, reading)
+                yield i, _Reading(match.rule, match.score, match.bindings, match.pinned, match.shown, reading)
         for i, count in shared.items():
             if i not in keyed:
                 match = fuzzy_match(count, m.word_counts[i], len(found))
                 if match is not None:
-                    yield i, _Reading(match.rule, match.score, match.bindings, match.pinned, reading)
+                    yield i, _Reading(match.rule, match.score, match.bindings, match.pinned, match.shown, reading)
 
     def _compile(self, template: str) -> CompiledTemplate:
         if template not in self._compiled:

@@ -148,6 +148,18 @@ CASES = {
         "attempt 2 (65689710)  ValueError: MooncakeStoreConnector does not support: PCP/DCP > 1\n",
         [("ValueError", "MooncakeStoreConnector does not support: PCP/DCP > 1", None)],
     ),
+    "paste that begins inside a traceback's source lines": (
+        "(Worker_TP1 pid=9) ERROR 06-22 10:58:00 [multiproc_executor.py:888]     raise ValueError(\n"
+        "(Worker_TP1 pid=9) ERROR 06-22 10:58:00 [multiproc_executor.py:888] ValueError: Weight size 192 is not divisible by 128.\n",
+        [("ValueError", "Weight size 192 is not divisible by 128.", None)],
+    ),
+    "config check as pydantic prints it": (
+        "pydantic_core._pydantic_core.ValidationError: 1 validation error for CompilationConfig\n"
+        "mode\n"
+        "  Value error, Invalid compilation mode: X. Valid modes are: NONE [type=value_error, input_value='X', input_type=str]\n"
+        "    For further information visit https://errors.pydantic.dev/2.11/v/value_error\n",
+        [("pydantic_core._pydantic_core.ValidationError", "Invalid compilation mode: X. Valid modes are: NONE", None)],
+    ),
     "exception in inline code within prose": (
         "Both sides then fail with `ValueError: Connector PdConnector does not support HMA` at start-up.\n",
         [("ValueError", "Connector PdConnector does not support HMA", None)],

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from errscan.match import FUZZY_MIN, compile_template, score_message, words
+from errscan.match import FUZZY_MIN, compile_template, evidence, score_message, words
 
 TEMPLATE = "Rank {rank} not initialized for {name!r}"
 
@@ -82,6 +82,37 @@ def test_patterns_use_only_syntax_javascript_shares(template):
 def test_literal_braces_and_regex_characters_match_literally():
     compiled = compile_template("a (b) [c] {x} $d ^e | f? {{m}}")
     assert score_message(compiled, "a (b) [c] 7 $d ^e | f? {m}").rule == "exact"
+
+
+def test_a_placeholder_that_printed_nothing_between_two_spaces_leaves_one():
+    compiled = compile_template("Free memory on device {device} ({free}/{total} GiB) on startup")
+    match = score_message(compiled, "Free memory on device (3.1/4.0 GiB) on startup")
+    assert (match.rule, match.bindings["device"]) == ("exact", "")
+    assert score_message(compiled, "Free memory on device cuda:0 (3.1/4.0 GiB) on startup").bindings["device"] == "cuda:0"
+
+
+def test_evidence_prefers_the_template_a_message_shows_more_of():
+    cut = "Failed to load the tokenizer. Set `trust_remote_code=True` in LL"
+    short = score_message(compile_template("Failed to load {filename}"), cut)
+    long = score_message(compile_template("Failed to load the tokenizer. Set `trust_remote_code=True` in LLM or pass {flag}."), cut)
+    assert (short.rule, short.pinned, long.rule, long.pinned) == ("exact", True, "truncated", True)
+    assert evidence(long) > evidence(short)
+
+
+def test_evidence_puts_a_sliver_of_literal_text_below_shared_words():
+    message = "default chat template is no longer allowed, so you must provide one. None"
+    sliver = score_message(compile_template("{log_msg} {e}"), message) or score_message(compile_template("{a}, {b}"), message)
+    reworded = score_message(compile_template("default chat template is no longer allowed, so you must provide a chat template."), message)
+    assert (sliver.rule, sliver.pinned, reworded.rule) == ("exact", False, "fuzzy")
+    assert evidence(reworded) > evidence(sliver)
+
+
+def test_evidence_keeps_a_whole_message_with_the_template_it_completes():
+    message = "Unsupported K/V cache shape for layer attn: (8, 4, 2, 3)"
+    whole = score_message(compile_template("Unsupported {kind} cache shape for layer {name}: {shape}"), message)
+    cut = score_message(compile_template("Unsupported K/V cache shape for layer {name}: {shape} lacks block size {n}"), message)
+    assert (whole.rule, cut.rule) == ("exact", "truncated") and cut.shown > whole.shown
+    assert evidence(whole) > evidence(cut)
 
 
 def test_a_placeholder_printed_twice_counts_both_values():
