@@ -9,13 +9,13 @@ is printed against issue 16's target. Never run as a test: timings vary with loa
 
 from __future__ import annotations
 
-import argparse
 import resource
 import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
+
+from benchmarks.sites import site_options
 
 TARGET = 3.0  # lookup at most this many times the bare import
 MESSAGES = (  # one message each run, as a user pastes it
@@ -37,12 +37,7 @@ def timed(command: list[str]) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--site", type=Path, required=True, help="a built site (of the whole package, for issue 16)")
-    parser.add_argument("--runs", type=int, default=15, help="runs of each command (default 15)")
-    args = parser.parse_args()
-    if not (args.site / "api" / "matcher.json").is_file():
-        sys.exit(f"benchmark: {args.site} is no site of this errscan (no api/matcher.json)")
+    args = site_options(__doc__, 15, "api/matcher.json")
     baseline = [sys.executable, "-c", "import errscan"]
     lookups = [[sys.executable, "-m", "errscan", "lookup", "--site", str(args.site), m] for m in MESSAGES]
     base: list[tuple[float, float]] = []

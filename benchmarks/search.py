@@ -12,7 +12,6 @@ as the browser tests do (tests/render/browser.py). Never run as a test: timings 
 
 from __future__ import annotations
 
-import argparse
 import functools
 import http.server
 import json
@@ -22,6 +21,8 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+
+from benchmarks.sites import site_options
 from urllib.parse import quote
 
 TARGET_MS = 1000.0
@@ -63,12 +64,7 @@ def lookup_first(site: Path, message: str) -> str | None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--site", type=Path, required=True, help="a built site (of the whole package, for issue 16)")
-    parser.add_argument("--runs", type=int, default=5, help="runs of each message (default 5)")
-    args = parser.parse_args()
-    if not (args.site / "search" / "index.html").is_file():
-        sys.exit(f"benchmark: {args.site} is no errscan site (no search/index.html)")
+    args = site_options(__doc__, 5, "search/index.html")
     from playwright.sync_api import sync_playwright
 
     manifest = (args.site / "data" / "manifest.js").read_text()

@@ -190,6 +190,13 @@ def alias_document(catalog: Catalog, alias: str) -> AliasDocument:
     return AliasDocument(catalog.schema_version, alias, catalog.aliases[alias])
 
 
+# The lists of a MatcherDocument with one item per error (the others: its scope, `files`, `words`).
+MATCHER_COLUMNS = tuple(
+    f.name for f in msgspec.structs.fields(MatcherDocument)
+    if f.name not in ("schema_version", "include", "exclude", "files", "words")
+)
+
+
 def matcher_document(catalog: Catalog) -> MatcherDocument:
     from errscan.lookup.wrapped import seen_as
 

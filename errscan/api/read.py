@@ -8,7 +8,7 @@ from typing import Callable
 
 import msgspec
 
-from errscan.api.documents import ErrorDocument, IndexDocument, MatcherDocument
+from errscan.api.documents import MATCHER_COLUMNS, ErrorDocument, IndexDocument, MatcherDocument
 from errscan.api.layout import INDEX, MATCHER, error_document_path
 from errscan.errors import ErrscanError, UsageError
 from errscan.model import SCHEMA_VERSION, Catalog, ErrorSite
@@ -71,9 +71,7 @@ def _check_matcher(document: MatcherDocument) -> None:
     """A matcher's columns are as long as its ids, its ids name files (so they must be ids), and
     its file and error numbers point inside its lists: anything else is a damaged site."""
     count = len(document.ids)
-    columns = ("kinds", "levels", "exceptions", "file_of", "lines", "end_lines", "functions", "removed_since",
-               "messages", "literal_chars", "anchors", "leads", "word_counts", "surfaces")
-    short = [name for name in columns if len(getattr(document, name)) != count]
+    short = [name for name in MATCHER_COLUMNS if len(getattr(document, name)) != count]
     if short:
         raise ValueError(f"{', '.join(short)} not as long as ids")
     bad = next((i for i in document.ids if not ERROR_ID.fullmatch(i)), None)
