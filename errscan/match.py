@@ -143,12 +143,6 @@ def compile_template(template: str) -> CompiledTemplate:
     )
 
 
-def head(template: str) -> str:
-    """The template's leading literal run, folded ("" when a placeholder leads): a cut message
-    begins like it. Cheaper than compiling the template."""
-    return _head(split_template(template))
-
-
 def _head(pieces: tuple[Piece, ...]) -> str:
     return fold(pieces[0].text) if pieces and not pieces[0].is_field else ""
 

@@ -27,7 +27,7 @@ from typing import Callable, Iterator
 from errscan.api.documents import MatcherDocument, MatcherEntry, matcher_document
 from errscan.lookup.logs import LoggedError, find_errors
 from errscan.match import (
-    CompiledTemplate, MessageMatch, compile_template, evidence, fold, fuzzy_match, head, may_be_cut, score_message,
+    CompiledTemplate, MessageMatch, compile_template, evidence, fold, fuzzy_match, may_be_cut, score_message,
     words,
 )
 from errscan.model import Catalog, ErrorSite
@@ -138,7 +138,7 @@ class CatalogMatcher:
         shared = Counter(i for word in found for i in m.words.get(word, ()))
         # A template with literal text has an anchor and a lead; one without is a catch-all.
         keyed = {i for i, anchor in enumerate(m.anchors) if anchor and anchor in folded}
-        keyed.update(i for i, lead in enumerate(m.leads) if lead and lead in folded and may_be_cut(head(m.messages[i]), lead, folded))
+        keyed.update(i for i, lead in enumerate(m.leads) if lead and lead in folded and may_be_cut(self._compile(m.messages[i]).head, lead, folded))
         for i in keyed:
             match = score_message(self._compile(m.messages[i]), reading)
             if match is not None:
