@@ -175,10 +175,16 @@ def _is_none(value: ast.expr) -> bool:
 
 
 def _setting_read(value: ast.expr | None) -> str | None:
-    """The code of a value that may read a setting: a dotted chain (`cfg.kv_transfer_config.kv_role`)
-    or a call with a string key first (`extra.get("key", True)`); None for anything else."""
+    """The code of a value that may read a setting: a dotted chain (`cfg.kv_transfer_config.kv_role`),
+    a string key of one (`cfg.extra["key"]`) or a call with a string key first (`extra.get("key",
+    True)`); None for anything else."""
     if isinstance(value, ast.Attribute):
         return dotted(value)
+    if (
+        isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant)
+        and isinstance(value.slice.value, str) and dotted(value.value)
+    ):
+        return unparse(value)
     if (
         isinstance(value, ast.Call) and value.args and isinstance(value.args[0], ast.Constant)
         and isinstance(value.args[0].value, str) and dotted(value.func)
