@@ -119,22 +119,28 @@ class DefinitionWalk:
                 elif name:
                     suffix = "()" if isinstance(stmt.value, ast.Call) else ""
                     self.module_values[targets[0].id] = name + suffix
-        # `self.x = Foo(...)` / `self.x: Foo = ...` in a method types the attribute x.
+        # `self.x = Foo(...)` / `self.x: Foo = ...` in a method types the attribute x (both written
+        # down for `self.x: Base = Foo(...)`: the graph prefers the class constructed).
         klass = self.class_stack[-1] if self.class_stack else None
         if klass is None or stmt.value is None and not isinstance(stmt, ast.AnnAssign):
             return
         for target in targets:
-            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+            for element in target.elts if isinstance(target, (ast.Tuple, ast.List)) else ():
+                if _self_attribute(element):  # `self.a, self.b = ...`: of no known type
+                    self.attribute_types.append(AttributeType(klass, element.attr, "", False, self.frame.scope))
+            if _self_attribute(target):
                 typed = dotted(strip_optional(stmt.annotation)) if isinstance(stmt, ast.AnnAssign) else None
                 if typed:
                     self.attribute_types.append(AttributeType(klass, target.attr, typed, False, self.frame.scope))
-                elif isinstance(stmt.value, ast.Call) and dotted(stmt.value.func):
+                if isinstance(stmt.value, ast.Call) and dotted(stmt.value.func):
                     for made, _ in self.expand(dotted(stmt.value.func), ()):
-                        if made:  # `cls = pick(); self.x = cls(...)` types x by each choice
-                            self.attribute_types.append(AttributeType(klass, target.attr, made, True, self.frame.scope))
-                elif isinstance(stmt.value, ast.Name) and stmt.value.id in self.frame.params:
+                        # `cls = pick(); self.x = cls(...)` types x by each choice
+                        self.attribute_types.append(AttributeType(klass, target.attr, made or "", bool(made), self.frame.scope))
+                elif not typed and isinstance(stmt.value, ast.Name) and stmt.value.id in self.frame.params:
                     typed = self.frame.params[stmt.value.id]
-                    self.attribute_types.append(AttributeType(klass, target.attr, typed, False, self.frame.scope))
+                    self.attribute_types.append(AttributeType(klass, target.attr, typed, False, self.frame.scope, True))
+                elif not typed and stmt.value is not None:
+                    self.attribute_types.append(AttributeType(klass, target.attr, "", False, self.frame.scope))
                 read = _setting_read(stmt.value)
                 if read:
                     self.attribute_reads.append(AttributeRead(klass, target.attr, read))
@@ -168,6 +174,11 @@ class DefinitionWalk:
         self.imports.append((self.scopes.current, local, target))
         if self.scopes.at_module:
             self.local_defs.add(local)
+
+
+def _self_attribute(node: ast.expr) -> bool:
+    """`self.x` (an assignment's target)."""
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
 
 
 def _is_none(value: ast.expr) -> bool:

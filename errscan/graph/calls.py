@@ -64,7 +64,7 @@ class CallGraph(Resolver):
             # A local passed along that holds what a call returned (`f()`) is a value, not code.
             value = call.kind == "reference"
             resolved = [
-                (self.resolve_callee(module, call.caller, text, "alias"), when)
+                (self._past_binding(module, call, text, self.resolve_callee(module, call.caller, text, "alias")), when)
                 for text, when in call.aliases
                 if text is not None and not (value and text.endswith("()"))
             ]
@@ -93,6 +93,19 @@ class CallGraph(Resolver):
                 receiver = receiver or self.receiver_kind(module, call.caller, call.callee, bool(call.aliases), callee, how)
                 site = CallSite(self.paths[module.module], call.line, when + call.condition, how, receiver)
                 self.add_edge(caller, callee, site)
+
+    def _past_binding(
+        self, module: ModuleFacts, call: CallFact, text: str, targets: list[tuple[str, str]] | None,
+    ) -> list[tuple[str, str]] | None:
+        """`targets` of a call through a local (`r = self.registry` ... `r.f()`, `text` being
+        `self.registry.f`) without the property getters its value ran where it was bound."""
+        rest = call.callee.partition(".")[2]
+        head, _, attributes = (text[: -len(rest) - 1] if rest else text).partition(".")
+        klass = self._instance_class(module, call.caller, head) if attributes and head in ("self", "cls") else None
+        if klass is None or not targets:
+            return targets
+        ran = {getter for getter, _ in self._through(klass, attributes.split("."))[2]}
+        return [(t, how) for t, how in targets if not (how == "property" and t in ran)] or None
 
     def _passable(self, target: str, how: str) -> bool:
         """Whether a value resolving to `target` is that function itself, handed on to be called."""

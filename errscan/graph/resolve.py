@@ -31,15 +31,35 @@ class Resolver(ClassHierarchy):
         self.attribute_types = self._attribute_types()
 
     def _attribute_types(self) -> dict[str, dict[str, str]]:
+        """class -> attribute -> the class of what it holds: the first type written for it, but the
+        class constructed for it (`self.x = Fast()`) over a looser annotation (`x: Base`), when
+        every value given to it is that class's."""
         types: dict[str, dict[str, str]] = defaultdict(dict)
+        # (class, attribute) -> the classes constructed for it, and those its annotations name
+        built: dict[tuple[str, str], set[str]] = defaultdict(set)
+        declared: dict[tuple[str, str], set[str]] = defaultdict(set)
+        other: set[tuple[str, str]] = set()  # given a value of some other or of no known class too
         for module in self.index.modules.values():
             for attr in module.attribute_types:
-                klass = function_node(module.module, attr.class_scope)
-                resolved = self.qualify(module, attr.scope or attr.class_scope, attr.type)
-                if attr.from_call:
-                    resolved = self.returned_class(resolved) if resolved not in self.index.classes else resolved
-                if resolved in self.index.classes:
-                    types[klass].setdefault(attr.attribute, resolved)
+                key = (function_node(module.module, attr.class_scope), attr.attribute)
+                resolved = self.qualify(module, attr.scope or attr.class_scope, attr.type) if attr.type else None
+                constructed = attr.from_call and resolved in self.index.classes
+                if constructed:
+                    built[key].add(resolved)  # type: ignore[arg-type]
+                elif attr.from_call:
+                    resolved = self.returned_class(resolved)
+                if resolved not in self.index.classes:
+                    other.add(key)
+                    continue
+                types[key[0]].setdefault(attr.attribute, resolved)  # type: ignore[arg-type]
+                if attr.given or attr.from_call and not constructed:
+                    other.add(key)
+                elif not attr.from_call:
+                    declared[key].add(resolved)  # type: ignore[arg-type]
+        for key, classes in built.items():
+            only = next(iter(classes)) if len(classes) == 1 and key not in other else None
+            if only and all(base in self.mro(only) for base in declared[key]):
+                types[key[0]][key[1]] = only
         return types
 
     def returned_class(self, function: str | None) -> str | None:
