@@ -96,10 +96,10 @@ def _lines(graph, caller: str, callee: str) -> list[int]:
 
 def test_a_property_read_into_a_local_runs_its_getter_where_it_is_bound():
     graph = graph_of("property_through_local")
-    assert _lines(graph, "property_through_local.Writer.flush", "property_through_local.Writer.worker") == [28]
-    assert "calls.property_through_local.Wrapper.write" in graph.graph["calls.property_through_local.Writer.flush"]
-    assert _lines(graph, "property_through_local.Writer.send", "property_through_local.Writer.worker") == [32]
-    assert _lines(graph, "property_through_local.Writer.send", "property_through_local.Worker.channel") == [33]
+    assert _lines(graph, "property_through_local.Sender.flush", "property_through_local.Sender.engine") == [28]
+    assert "calls.property_through_local.Pipe.send" in graph.graph["calls.property_through_local.Sender.flush"]
+    assert _lines(graph, "property_through_local.Sender.send", "property_through_local.Sender.engine") == [32]
+    assert _lines(graph, "property_through_local.Sender.send", "property_through_local.Engine.channel") == [33]
 
 
 def test_a_class_constructed_for_an_attribute_is_its_type_over_a_looser_annotation():
