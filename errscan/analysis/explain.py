@@ -263,8 +263,11 @@ class Explainer:
             return (f"{subject} refuses a setup it does not support: the message says {refused}. No setting that "
                     f"decides it could be traced in the code, so the message is the guide.{case}")
         if error.exception.rsplit(".", 1)[-1] == "NotImplementedError" and not own and "." in error.function:
+            # the call graph reaches the base version through the plugin's calls; whether the plugin's own
+            # class overrides it is not known here, so the page says what it would mean, not that it is so
             return (f"`{error.function}` is a method that classes built on `{error.function.rsplit('.', 1)[0]}` must "
-                    f"override; one reached through {subject} does not, so it is most likely a bug there.")
+                    f"override; this base version is raised for one that does not. If it happens with {subject}, "
+                    f"it is most likely a bug there.")
         check = f"{subject} logs this" if error.kind == "log" else f"An internal consistency check of {subject} fails"
         return (
             f"{check}: {project}'s own state is not what this code expects, "
