@@ -268,7 +268,8 @@ class Explainer:
             return (f"`{error.function}` is a method that classes built on `{error.function.rsplit('.', 1)[0]}` must "
                     f"override; this base version is raised for one that does not. If it happens with {subject}, "
                     f"it is most likely a bug there.")
-        check = f"{subject} logs this" if error.kind == "log" else f"An internal consistency check of {subject} fails"
+        now = "" if timing == " in a background thread" else timing  # a thread's own timing is on the When line
+        check = f"{subject} logs this{now}" if error.kind == "log" else f"An internal consistency check of {subject} fails{now}"
         return (
             f"{check}: {project}'s own state is not what this code expects, "
             f"and no setting of yours decides it, so it is most likely a bug.{case}"

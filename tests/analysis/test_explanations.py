@@ -198,6 +198,7 @@ def test_a_class_from_the_users_own_module_is_to_change_as_the_message_asks(expl
 def test_an_internal_error_gives_the_configuration_that_reaches_it_and_what_to_attach(explained):
     tracker = explained["Request tracker not found"]
     assert tracker.kind == "internal" and tracker.check == "vllm collect-env"  # the profile's report command
+    assert tracker.summary.startswith("An internal consistency check of DiskConnector fails while KV is loaded for a request:")
     assert tracker.reproduce == (
         """vllm serve MODEL --kv-transfer-config '{"kv_connector": "DiskConnector", "kv_role": "kv_both"}'""")
 
