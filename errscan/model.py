@@ -128,11 +128,8 @@ class Explanation(Record):
     where: str | None = None  # which process
     fixes: tuple[Fix, ...] = ()
     example: Example | None = None
-    # Where no setting decides it: a command with the configuration that reaches it (the plugin and
-    # the settings on the way), for a report or to try again; and a command whose output checks what
-    # failed outside (a package, a peer, a path) or that a report needs.
-    reproduce: str | None = None
-    check: str | None = None
+    reproduce: str | None = None  # without `example`: a command with the configuration that reaches it
+    check: str | None = None  # a command whose output checks what failed outside, or that a report needs
 
 
 class ReleaseRef(Record):
