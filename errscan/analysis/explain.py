@@ -52,6 +52,7 @@ class Explainer:
     def explain(
         self, error: ErrorSite, terms: Condition, contributions: list[tuple[str, str, str]], found: Reach,
         class_settings: dict[str, list[str]], module: ModuleFacts | None = None,
+        plugin_settings: dict[str, list[str]] | None = None,
     ) -> Explanation:
         own = tuple(t for t in terms if not t.other_error)
         earlier = tuple(t.deep for t in terms if t.other_error and not t.pseudo)
@@ -90,7 +91,7 @@ class Explainer:
         elif kind == "environment":
             _, advice, facet = outside(error, own, self.profile)
             said = " The message carries the underlying error: it says what failed." if cause_in_message(error) else ""
-            pointers = self._pointers(class_settings, facet, path_way)
+            pointers = self._pointers(class_settings, facet, path_way) or self._pointers(plugin_settings or {}, facet, None)
             fixes = (Fix("", None, advice + said),) + _pointer_fix(pointers, facet)
             check = check_command(facet, pointers, self.profile)
         elif kind == "configuration" and not fixes:

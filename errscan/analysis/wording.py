@@ -22,7 +22,7 @@ _BUILTINS = frozenset({"len", "isinstance", "any", "all", "abs", "min", "max", "
 # The last word of a setting that tells the peer's or a server's address, or a file's place: a value
 # such a setting holds is set or not, never on or off.
 ADDRESS = re.compile(r"(^|[_-])(host|hostname|ip|port|addr|address|url)s?($|[_-])", re.IGNORECASE)
-PATH = re.compile(r"(^|[_-])(path|dir|directory|file|folder|root|mount)s?($|[_-])", re.IGNORECASE)
+PATH = re.compile(r"(^|[_-])(path|dir|directory|file|folder|root|mount)s?$", re.IGNORECASE)  # not `file_size`
 
 Namer = Callable[[ast.expr], "str | None"]  # a node's user-facing name (a setting), or None
 

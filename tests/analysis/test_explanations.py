@@ -206,10 +206,16 @@ def test_an_internal_error_gives_the_configuration_that_reaches_it_and_what_to_a
 def test_a_failed_file_operation_names_the_path_setting_and_how_to_check_it(explained):
     written = explained["disk write failed"]
     assert written.kind == "environment"
-    # `allow_custom_save_path` ends like a path but is an on/off flag (its default is False)
+    # `allow_custom_save_path` ends like a path but is an on/off flag (its default is False); `file_size` is no path
     assert [(f.setting, f.carrier) for f in written.fixes[1:]] == [("kv_connector_extra_config.storage_path", "--kv-transfer-config")]
     assert "(default `/tmp/kv`)" in written.fixes[1].text
     assert written.check == "ls -ld <storage_path> && df -h <storage_path>"
+
+
+def test_a_helper_classs_failed_file_operation_names_the_connectors_path_setting(explained):
+    flushed = explained["disk flush failed"]
+    assert flushed.fixes[1].setting == "kv_connector_extra_config.storage_path"
+    assert flushed.check == "ls -ld <storage_path> && df -h <storage_path>"
 
 
 def test_a_value_of_the_wrong_form_points_at_the_file_it_was_read_from(explained):
