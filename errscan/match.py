@@ -193,7 +193,7 @@ def _literal_pattern(text: str, cut: bool = False, loose_start: bool = False) ->
 def cut_pattern(pattern: str) -> str:
     """The prefix pattern of an exact one: every literal character `c` becomes `(?:c|$)` and every
     whitespace run `(?:\\s+|$)`, so that it matches any beginning of an instance. The site's search
-    makes it the same way (cutPattern in assets/site.js) rather than load it: it is most of the index.
+    makes it the same way (cutPattern in assets/lookup.js) rather than load it: it is most of the index.
 
     Read token by token: a placeholder's group, `\\s+` or `\\s*` (a literal `+`/`*` is always
     escaped), an escaped character, or a character.

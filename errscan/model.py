@@ -13,9 +13,9 @@ from typing import Annotated, Literal
 
 import msgspec
 
-SCHEMA_VERSION = 7  # 2: records carry `explanation`; 3: call-graph edges carry `receiver`; 4: log sites (`kind` "log", `level`);
+SCHEMA_VERSION = 8  # 2: records carry `explanation`; 3: call-graph edges carry `receiver`; 4: log sites (`kind` "log", `level`);
 # 5: api/callgraph.json integer-indexed and only toward catalogued functions, api/matcher.json; 6: `surfaces_as`;
-# 7: `Trigger.http_status`
+# 7: `Trigger.http_status`; 8: `Explanation.reproduce` and `Explanation.check`
 
 ErrorId = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{16}$")]  # see docs/ids.md
 
@@ -128,6 +128,8 @@ class Explanation(Record):
     where: str | None = None  # which process
     fixes: tuple[Fix, ...] = ()
     example: Example | None = None
+    reproduce: str | None = None  # without `example`: a command with the configuration that reaches it
+    check: str | None = None  # a command whose output checks what failed outside, or that a report needs
 
 
 class ReleaseRef(Record):

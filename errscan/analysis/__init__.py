@@ -16,7 +16,7 @@ import msgspec
 
 from errscan.analysis.bynames import add_calls_by_name
 from errscan.analysis.chains import Reach, conjoin, reach
-from errscan.analysis.entries import Entry, find_entries, find_plugins, plugin_lookups
+from errscan.analysis.entries import Entry, Plugin, find_entries, find_plugins, plugin_lookups
 from errscan.analysis.explain import Explainer
 from errscan.analysis.helpers import HelperSettings
 from errscan.analysis.knobs import KnobCatalog, flags_in_message, knobs_in
@@ -67,7 +67,9 @@ def analyze(
             exception = graph.qualify(module, "" if raw.function == "<module>" else raw.function, error.exception) or error.exception
             trigger = msgspec.structs.replace(trigger, http_status=http_status(graph, profile, exception, found))
         with_trigger = msgspec.structs.replace(error, trigger=trigger, surfaces_as=finder.find(error, node, found.chains))
-        explanation = explainer.explain(with_trigger, terms, contributions, found, _codes(settings, helpers), module)
+        plugin_reads = _plugin_reads(graph, plugins, trigger.connectors, reads)
+        explanation = explainer.explain(with_trigger, terms, contributions, found, _codes(settings, helpers), module,
+                                        _codes(plugin_reads, helpers))
         if explanation.kind == "usage" and explanation.fixes and profile.plugin_module_setting and \
                 explanation.fixes[0].setting.endswith(profile.plugin_module_setting):
             # raised for a class of the user's own module: the built-in plugins on the way are not it
@@ -231,6 +233,20 @@ def _class_reads(graph: CallGraph, node: str, reads: dict[str, dict[str, list[So
     for klass in graph.mro(fact.class_qualname):
         for attribute, sources in reads.get(klass, {}).items():
             found.setdefault(attribute, sources)
+    return found
+
+
+def _plugin_reads(
+    graph: CallGraph, plugins: list[Plugin], names: tuple[str, ...], reads: dict[str, dict[str, list[Source]]],
+) -> dict[str, list[Source]]:
+    """What the classes of the plugins that reach an error read into `self.x`: where a helper class
+    raises, the plugin's own settings (its paths, its addresses) are still the user's to check."""
+    found: dict[str, list[Source]] = {}
+    for plugin in plugins:
+        if plugin.name in names:
+            for klass in graph.mro(plugin.klass):
+                for attribute, sources in reads.get(klass, {}).items():
+                    found.setdefault(attribute, sources)
     return found
 
 

@@ -22,22 +22,22 @@ PEER = "talking to another process or instance"  # how `outside` words a failure
 _RAISES = re.compile(r"raises\(\s*\(?([\w., ]+?)\)?\s*,\s*(.+)\)\s*$")
 
 # What failed outside the program, told by the words of its message, function and guarded call:
-# (pattern, what failed, what to check). First match wins.
+# (pattern, facet, what failed, what to check). First match wins; the facet picks the command that checks it.
 _OUTSIDE = (
-    (r"\b(parse|invalid|malformed|unsupported type|unknown|non utf8)", "a value it read (from a file, a variable or a "
-     "message) does not have the form it expects",
+    (r"\b(parse|invalid|malformed|unsupported type|unknown|non utf8)", "value", "a value it read (from a file, a "
+     "variable or a message) does not have the form it expects",
      "Correct the value the message shows, where you set it: it must have the form the message names."),
-    (r"\b(import|install|not available|module)", "a package it needs could not be imported",
+    (r"\b(import|install|not available|module)", "package", "a package it needs could not be imported",
      "Install the package the message names in the same Python environment as {project} (the message says which)."),
     (r"\b(handshake|connect|socket|zmq|send|recv|notif|ping|rpc|server|http|remote|peer|bootstrap|post|sender|xfer|"
-     r"pull|push|transfer)",
+     r"pull|push|transfer)", "peer",
      PEER + " (the peer, a server) or a transfer with it failed",
      "Look at the other instance's log (the one this one pulls from or sends to) for the error on its side; check "
      "that it is running and reachable from this host at the address and port it was given (no firewall in between), "
      "and that both sides run the same {project} version."),
-    (r"\b(file|open|read|write|path|close|fd|mount|disk|save|load|deregister)", "a file operation failed",
+    (r"\b(file|open|read|write|path|close|fd|mount|disk|save|load|deregister)", "file", "a file operation failed",
      "Check that the path in the message exists and that this process may read and write it (and has disk space)."),
-    (r"\b(memory|register|cuda|device|alloc|tensor|gpu)", "the device or its memory refused an operation",
+    (r"\b(memory|register|cuda|device|alloc|tensor|gpu)", "device", "the device or its memory refused an operation",
      "Check free device memory and that the device is visible to this process; lower `--gpu-memory-utilization` "
      "if memory is short."),
 )
@@ -76,16 +76,35 @@ def unsupported_clause(message: str) -> str:
     return f"“{re.sub(r'{[^{}]*}', '…', clauses[0]).rstrip('.')}”" if clauses else ""
 
 
-def outside(error: ErrorSite, own: Condition, profile: Profile) -> tuple[str, str]:
-    """What outside the program failed, in words, and what to check: from the message, the
-    function and the call the `try` guards."""
+def outside(error: ErrorSite, own: Condition, profile: Profile) -> tuple[str, str, str]:
+    """What outside the program failed, in words, what to check, and its facet (see `_OUTSIDE`):
+    from the message, the function and the call the `try` guards."""
     guarded = next((m.group(2) for t in own if t.pseudo and (m := _RAISES.match(t.code))), "")
     told = re.sub(r"[_.()\[\]{}:,'-]", " ", f"{error.message} {error.function} {guarded}".lower())
     project = profile.title or profile.name
-    for pattern, what, check in _OUTSIDE:
+    for pattern, facet, what, check in _OUTSIDE:
         if re.search(pattern, told):
-            return what, check.format(project=project)
-    return "an operation outside its settings failed", "Look at the error logged with it: it names what failed."
+            return what, check.format(project=project), facet
+    return "an operation outside its settings failed", "Look at the error logged with it: it names what failed.", ""
+
+
+def check_command(facet: str, pointers: list[Setting], profile: Profile) -> str | None:
+    """A command whose output shows whether what failed outside works: the peer's port open from
+    here, the path there and writable with space left, the file a value was read from, the devices
+    this process sees. `pointers`: the settings that give the path (their names stand for the values)."""
+    def shown(setting: Setting | None, fallback: str) -> str:
+        return f"<{setting.name.rsplit('.', 1)[-1].lstrip('-')}>" if setting else fallback
+
+    if facet == "peer":  # the settings name this instance's address as often as the peer's: none is shown
+        return "nc -vz <peer-host> <peer-port>"
+    if facet == "file":
+        path = shown(pointers[0] if pointers else None, "<path>")
+        return f"ls -ld {path} && df -h {path}"
+    if facet == "value" and pointers:  # the file the values were read from
+        return f'cat "${pointers[0].name}"' if pointers[0].knob.kind == "env" else f"cat {shown(pointers[0], '')}"
+    if facet == "device":
+        return profile.report_command or None
+    return None
 
 
 def cause_in_message(error: ErrorSite) -> bool:
@@ -155,7 +174,7 @@ def not_installed(missing: tuple[str, str, str], subject: str, when: str | None,
     text = (f"Install it in the same Python environment as {project}: `pip install {distribution}`."
             if distribution else f"Install the package that provides the `{root}` module in the same Python "
             f"environment as {project}.")
-    return Explanation(summary, "environment", when, where, (Fix("", None, text),))
+    return Explanation(summary, "environment", when, where, (Fix("", None, text),), check=f'python -c "import {root}"')
 
 
 def own_class(error: ErrorSite, setting: Setting, when: str | None, where: str | None, profile: Profile) -> Explanation:

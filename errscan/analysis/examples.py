@@ -6,7 +6,8 @@ from __future__ import annotations
 from errscan.analysis.commands import Setting, command, failing_values, written
 from errscan.analysis.knobs import KnobCatalog, json_flag_holding
 from errscan.analysis.ways import Way, positive_parts
-from errscan.analysis.wording import phrase_for
+from errscan.analysis.solver import Value
+from errscan.analysis.wording import ADDRESS, PATH, phrase_for
 from errscan.model import ErrorSite, Example, Fix, Knob
 from errscan.profiles import Profile
 
@@ -40,14 +41,31 @@ class Examples:
         fix = next((f for f in fixes if f.setting in fixed and any(s.name == f.setting for s in shown)), None)
         for name, value in fix.others if fix else ():  # what the fix needs together with its setting
             after_values[_flag_setting(name)] = value
-        needed = failing_values(path.condition, list(path.settings), dict(self.profile.plugin_setting_defaults)) if path else None
-        for setting in path.settings if path and needed else ():
-            if setting not in before_values and setting.code in needed and needed[setting.code] != setting.default:
-                before_values[setting] = after_values[setting] = written(needed[setting.code], setting)
+        for setting, value in self._on_the_way(path).items():
+            if setting not in before_values:
+                before_values[setting] = after_values[setting] = value
         launch = self.launch(way)
         before = command(launch, before_values, self.plugin(connector))
         after = command(launch, after_values, self.plugin(connector))
         return Example(before, after) if before != after else None
+
+    def reproduce(self, error: ErrorSite, ways: list[Way], path: Way | None) -> str | None:
+        """The launch command with the plugin that reaches the error and the settings its shortest
+        chain needs: the configuration a report gives, where no setting decides the error itself."""
+        connector = error.trigger.connectors[0] if error.trigger and error.trigger.connectors else None
+        plugin = self.plugin(connector)
+        values = self._on_the_way(path)
+        if not self.profile.launch_command or (plugin is None and not values):
+            return None
+        return command(self.launch(ways[0]) if ways else self.profile.launch_command, values, plugin)
+
+    def _on_the_way(self, path: Way | None) -> dict[Setting, str]:
+        """Values of the settings the shortest chain needs (`"use_native": true`), those not at their default."""
+        if path is None:
+            return {}
+        needed = failing_values(path.condition, list(path.settings), dict(self.profile.plugin_setting_defaults))
+        return {s: _value_shown(s, needed[s.code]) for s in path.settings
+                if needed and s.code in needed and needed[s.code] != s.default}
 
     def launch(self, way: Way) -> str:
         """The launch command with a real model where a property of the model decides the way in."""
@@ -61,6 +79,14 @@ class Examples:
 
     def reset_words(self, names: list[str]) -> str:
         return "; ".join(r.why for r in self.profile.resets if r.setting in names)
+
+
+def _value_shown(setting: Setting, value: Value) -> str:
+    """The value as written; for a path or an address that only has to be set, its name as a placeholder."""
+    last = setting.name.rsplit(".", 1)[-1].lstrip("-")
+    if value is True and (PATH.search(last) or ADDRESS.search(last)):
+        return f"<{last.lower()}>"
+    return written(value, setting)
 
 
 def _flag_setting(name: str) -> Setting:

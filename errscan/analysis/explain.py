@@ -14,17 +14,18 @@ import itertools
 import re
 
 from errscan.analysis.advice import (
-    PEER, UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, missing_package, not_installed, outside, own_class, report,
+    UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, check_command, missing_package, not_installed, outside, own_class, report,
     subject as advice_subject, unimplemented, unsupported_clause,
 )
 from errscan.analysis.chains import Reach
 from errscan.analysis.commands import Setting, action, candidates, written
 from errscan.analysis.examples import Examples
-from errscan.analysis.knobs import KnobCatalog, carrier, default_of, json_path, knobs_at, settled, spelling
+from errscan.analysis.finder import SettingFinder
+from errscan.analysis.knobs import KnobCatalog
 from errscan.analysis.named import advised, decided, flags_in_words
 from errscan.analysis.ways import Way, for_part, positive_parts
 from errscan.analysis.solver import Value, rules_out, satisfiable
-from errscan.analysis.wording import Raw, phrase_for, user_words
+from errscan.analysis.wording import ADDRESS, PATH, Raw, phrase_for, user_words
 from errscan.extract.conditions import Condition, parse_expression, render
 from errscan.extract.facts import ModuleFacts
 from errscan.model import ErrorSite, Explanation, Fix, Knob
@@ -34,11 +35,8 @@ _ENVIRONMENT = frozenset({
     "ImportError", "ModuleNotFoundError", "OSError", "FileNotFoundError", "PermissionError", "ConnectionError",
     "ConnectionRefusedError", "ConnectionResetError", "TimeoutError", "BrokenPipeError",
 })
-_KNOB_ORDER = {"cli_flag": 0, "extra_config": 1, "plugin_config": 2, "env": 3, "config_field": 4}
-_STATED = re.compile(r"\b([a-z_][a-z0-9_]*) (!=|==) ('[^']*'|\d+|True|False)")  # `mode != 'align'` in a message
 MAX_PHASES = 2  # the nearest entries' phases; more make a page long and say little
-MAX_ADDRESSES = 4  # address and port settings named for a peer error
-_ADDRESS = re.compile(r"(^|[_-])(host|hostname|ip|port|addr|address|url)s?($|[_-])", re.IGNORECASE)
+MAX_POINTERS = 4  # address, port or path settings named for an error outside
 MAX_COMBINATIONS = 64  # joint assignments tried for a way in with several settings
 
 
@@ -48,20 +46,17 @@ class Explainer:
     def __init__(self, catalog: KnobCatalog, profile: Profile):
         self.catalog = catalog
         self.profile = profile
-        self.config_of_field: dict[str, list[str]] = {}
-        for config_class, fields in catalog.config_fields.items():
-            for field in fields:
-                self.config_of_field.setdefault(field, []).append(config_class)
-        self.attribute_of_config = {c: a for a, c in catalog.config_attributes.items()}
+        self.settings = SettingFinder(catalog, profile)
         self.examples = Examples(catalog, profile)
 
     def explain(
         self, error: ErrorSite, terms: Condition, contributions: list[tuple[str, str, str]], found: Reach,
         class_settings: dict[str, list[str]], module: ModuleFacts | None = None,
+        plugin_settings: dict[str, list[str]] | None = None,
     ) -> Explanation:
         own = tuple(t for t in terms if not t.other_error)
         earlier = tuple(t.deep for t in terms if t.other_error and not t.pseudo)
-        ways = self._ways(error, own, contributions, class_settings)
+        ways = self.settings.ways(error, own, contributions, class_settings)
         when, where = self._phase(found, error)
         path_words, path_way = self._path_words(found, class_settings)
         subject = advice_subject(error, self.profile.title or self.profile.name)
@@ -87,16 +82,18 @@ class Explainer:
         fixes = tuple(fix for way in ways for fix in self._fixes(way, earlier, connectors, bool(told))) + told
         kind = self._kind(error, own, ways, fixes)
         summary = self._summary(error, kind, ways, fixes, subject, when, class_settings, own)
-        if path_words and kind != "internal":
+        if path_words:
             summary = f"{summary[:-1]} (this code runs only if {path_words})."
+        check = None
         if kind == "internal":
             fixes = (self._report_fix(error),)
+            check = self.profile.report_command or None
         elif kind == "environment":
-            what, check = outside(error, own, self.profile)
+            _, advice, facet = outside(error, own, self.profile)
             said = " The message carries the underlying error: it says what failed." if cause_in_message(error) else ""
-            fixes = (Fix("", None, check + said),)
-            if what.startswith(PEER):
-                fixes += self._addresses(class_settings)
+            pointers = self._pointers(class_settings, facet, path_way) or self._pointers(plugin_settings or {}, facet, None)
+            fixes = (Fix("", None, advice + said),) + _pointer_fix(pointers, facet)
+            check = check_command(facet, pointers, self.profile)
         elif kind == "configuration" and not fixes:
             settings = list(dict.fromkeys([s.name for way in ways for s in way.settings] + flags_in_words(error.message, self.catalog)))
             checked = " and ".join(f"`{name}`" for name in settings)
@@ -108,7 +105,16 @@ class Explainer:
                 f"avoid it. If yours look right, {text[0].lower()}{text[1:]}"
             )),)
         example = self.examples.example(error, ways, fixes, path_way) if kind == "configuration" else None
-        return Explanation(summary, kind, when, where, tuple(dict.fromkeys(fixes)), example)
+        reproduce = self.examples.reproduce(error, ways, path_way) if example is None else None
+        return Explanation(summary, kind, when, where, tuple(dict.fromkeys(fixes)), example, reproduce, check)
+
+    def _pointers(self, class_settings: dict[str, list[str]], facet: str, path: Way | None) -> list[Setting]:
+        """The settings the class reads the peer's address and port, or a path, from; for a value
+        of the wrong form, the file that the way to it needs (where the value was read)."""
+        if facet == "value":
+            return [s for s in path.settings if PATH.search(s.name.rsplit(".", 1)[-1])][:1] if path else []
+        named = ADDRESS if facet == "peer" else PATH if facet == "file" else None
+        return self.settings.read_by_class(class_settings, named)[:MAX_POINTERS] if named else []
 
     def _own_plugin(self, ways: list[Way]) -> Setting | None:
         """The setting that loads a plugin class from the user's own module, when every way in needs it set."""
@@ -116,105 +122,6 @@ class Explainer:
         found = [next((s for s in way.settings if wanted and s.name.rsplit(".", 1)[-1] == wanted
                        and s.code in positive_parts(way.condition)), None) for way in ways]
         return found[0] if found and all(found) else None
-
-    def _addresses(self, class_settings: dict[str, list[str]]) -> tuple[Fix, ...]:
-        """The settings the class reads an address or port from: where the user tells it the peer's."""
-        found: dict[str, Setting] = {}
-        for sources in class_settings.values():
-            for source in sources:
-                tree = parse_expression(source)
-                for node in ast.walk(tree) if tree is not None else ():
-                    setting = self.setting_at(node, {})
-                    if setting is not None and _ADDRESS.search(setting.name.rsplit(".", 1)[-1].lstrip("-")):
-                        found.setdefault(setting.name, setting)
-        if not found:
-            return ()
-        names = sorted(found)[:MAX_ADDRESSES]
-        where = " and ".join(f"`{n}`" + (f" in `{found[n].carrier}`" if found[n].carrier else "") for n in names)
-        first = found[names[0]]
-        return (Fix(first.name, None, f"The addresses and ports come from {where}: check them on both instances (each "
-                                      f"must give one that the other can reach).", first.carrier),)
-
-    # ways in and their settings
-    def _ways(
-        self, error: ErrorSite, own: Condition, contributions: list[tuple[str, str, str]],
-        class_settings: dict[str, list[str]],
-    ) -> list[Way]:
-        if not contributions:
-            condition = render(own, "deep")
-            return [self._way(condition, error.message, class_settings)] if condition else []
-        shared = render(own[:-1], "deep")
-        ways = []
-        for _, deep, text in contributions:
-            condition = f"({shared}) and ({deep})" if shared else deep
-            ways.append(self._way(condition, text, class_settings, part=True))
-        return ways
-
-    def _way(self, condition: str, message: str, class_settings: dict[str, list[str]], part: bool = False) -> Way:
-        condition = self._settled(condition, class_settings)
-        settings = self._settings_in(condition, class_settings)
-        stated = self._stated(message)
-        if stated is not None:
-            setting, code = stated
-            return Way(condition, tuple(dict.fromkeys((*settings, setting))), code, message if part else "", message)
-        return Way(condition, settings, part=message if part else "", message=message)
-
-    def _settled(self, condition: str, class_settings: dict[str, list[str]]) -> str:
-        """The condition without its None tests of settings the program fills when they are unset."""
-        def filled(node: ast.expr) -> bool:
-            setting = self.setting_at(node, class_settings)
-            return setting is not None and decided(setting.knob, self.catalog)
-
-        return settled(condition, filled)
-
-    def _settings_in(self, condition: str, class_settings: dict[str, list[str]]) -> tuple[Setting, ...]:
-        tree = parse_expression(condition)
-        if tree is None:
-            return ()
-        found: dict[str, Setting] = {}
-        for node in ast.walk(tree):
-            setting = self.setting_at(node, class_settings)
-            if setting is not None:
-                found.setdefault(setting.code, setting)
-        return tuple(found.values())
-
-    def setting_at(self, node: ast.AST, class_settings: dict[str, list[str]]) -> Setting | None:
-        """The setting this node reads: directly, or `self.x` that a method of the class set from one."""
-        knobs = knobs_at(node, self.catalog, self.profile)
-        if not knobs and _self_attribute(node) in class_settings:
-            sources = class_settings[_self_attribute(node)]  # type: ignore[index]
-            read = {k for s in sources if (tree := parse_expression(s)) is not None for k in knobs_at(tree, self.catalog, self.profile)}
-            knobs = sorted(read, key=lambda k: k.kind) if len({k.name for k in read if k.kind != "cli_flag"}) == 1 else []
-        knobs = [k for k in knobs if k.kind in _KNOB_ORDER]
-        if not knobs:
-            return self._peer_value(node)
-        knob = min(knobs, key=lambda k: _KNOB_ORDER[k.kind])
-        written_default = default_of(knob, self.catalog)
-        default = _literal(written_default) if written_default is not None else None
-        return Setting(
-            ast.unparse(node), knob, spelling(knob, self.catalog), carrier(knob, self.catalog),
-            json_path(knob, self.catalog), default,
-        )
-
-    def _peer_value(self, node: ast.AST) -> Setting | None:
-        """A value that is the setting of this instance or of its peer (see the profile)."""
-        code = ast.unparse(node)
-        peer = next((p for p in self.profile.peer_values if re.fullmatch(p.pattern, code)), None)
-        if peer is None:
-            return None
-        return Setting(code, Knob("cli_flag", peer.setting, f"of {peer.side}"), peer.setting, None, side=peer.side)
-
-    def _stated(self, message: str) -> tuple[Setting, str] | None:
-        """`(mamba_cache_mode != 'align')` in the message: a config field the code names as the cause."""
-        for name, op, value in _STATED.findall(message):
-            owners = self.config_of_field.get(name, [])
-            if len(owners) != 1 or owners[0] not in self.attribute_of_config:
-                continue
-            code = f"config.{self.attribute_of_config[owners[0]]}.{name}"
-            setting = self.setting_at(ast.parse(code, mode="eval").body, {})
-            if setting is not None:
-                return setting, f"{code} {op} {value}"
-        return None
 
     # fixes
     def _fixes(self, way: Way, earlier: tuple[str, ...], connectors: tuple[str, ...], advised: bool = False) -> list[Fix]:
@@ -319,10 +226,10 @@ class Explainer:
         """The settings the shortest chain needs on its way (`"use_native": true`), in words."""
         if not found.chains:
             return None, None
-        condition = self._settled(render(found.chains[0].condition, "deep") or "", class_settings)
+        condition = self.settings.settled(render(found.chains[0].condition, "deep") or "", class_settings)
         if not condition:
             return None, None
-        way = Way(condition, self._settings_in(condition, class_settings))
+        way = Way(condition, self.settings.settings_in(condition, class_settings))
         if not way.settings:
             return None, None
         return self._words(way, class_settings), way
@@ -345,7 +252,7 @@ class Explainer:
             named += [f"`{flag}`" for flag in flags_in_words(error.message, self.catalog)]
             return f"{subject} raises this{timing}; {', '.join(dict.fromkeys(named)) or 'the model'} decides whether it does."
         if kind == "environment":
-            what, _ = outside(error, own, self.profile)
+            what, _, _ = outside(error, own, self.profile)
             return f"{subject} reports this{timing} when {what}; no setting of yours decides it."
         if kind == "usage":
             return f"{subject} refuses a request with this error{timing}: the request itself is at fault."
@@ -357,9 +264,13 @@ class Explainer:
             return (f"{subject} refuses a setup it does not support: the message says {refused}. No setting that "
                     f"decides it could be traced in the code, so the message is the guide.{case}")
         if error.exception.rsplit(".", 1)[-1] == "NotImplementedError" and not own and "." in error.function:
+            # the call graph reaches the base version through the plugin's calls; whether the plugin's own
+            # class overrides it is not known here, so the page says what it would mean, not that it is so
             return (f"`{error.function}` is a method that classes built on `{error.function.rsplit('.', 1)[0]}` must "
-                    f"override; one reached through {subject} does not, so it is most likely a bug there.")
-        check = f"{subject} logs this" if error.kind == "log" else f"An internal consistency check of {subject} fails"
+                    f"override; this base version is raised for one that does not. If it happens with {subject}, "
+                    f"it is most likely a bug there.")
+        now = "" if timing == " in a background thread" else timing  # a thread's own timing is on the When line
+        check = f"{subject} logs this{now}" if error.kind == "log" else f"An internal consistency check of {subject} fails{now}"
         return (
             f"{check}: {project}'s own state is not what this code expects, "
             f"and no setting of yours decides it, so it is most likely a bug.{case}"
@@ -370,7 +281,7 @@ class Explainer:
         own preconditions, shown with the condition on the page); None when no part does."""
 
         def name(node: ast.expr) -> str | None:
-            setting = self.setting_at(node, class_settings)
+            setting = self.settings.setting_at(node, class_settings)
             if setting is None:
                 return None
             if setting.side:
@@ -393,18 +304,20 @@ def _same_start(one: str, other: str) -> bool:
 _PEERS = re.compile(r"\b(remote|local|prefill|decode)\b", re.IGNORECASE)
 
 
-def _self_attribute(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-        return node.attr
-    return None
-
-
-def _literal(text: str) -> Value:
-    try:
-        value = ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return None
-    return value if isinstance(value, (bool, int, str)) else None
+def _pointer_fix(pointers: list[Setting], facet: str) -> tuple[Fix, ...]:
+    """Where the user gives the address, port or path that failed: the settings to check."""
+    if not pointers:
+        return ()
+    where = " and ".join(f"`{s.name}`" + (f" in `{s.carrier}`" if s.carrier else "") for s in pointers)
+    if facet == "peer":
+        text = (f"The addresses and ports come from {where}: check them on both instances (each must give one that "
+                "the other can reach).")
+    elif facet == "value":
+        text = f"The value is read from the file {where} names: correct it there."
+    else:
+        defaults = [f"`{s.default}`" for s in pointers if isinstance(s.default, str) and s.default]
+        text = f"The path comes from {where}{f' (default {defaults[0]})' if len(defaults) == 1 else ''}: check it there."
+    return (Fix(pointers[0].name, None, text, pointers[0].carrier),)
 
 
 def _named_in(setting: Setting, error: ErrorSite) -> bool:

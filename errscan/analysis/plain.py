@@ -80,9 +80,14 @@ def _words(node: ast.expr, negate: bool) -> str:
         some = "every" if negate else "some"
         return f"for {some} {_code(loop.target)} in {_code(loop.iter)}, {_words(test, negate)}"
     if isinstance(node, ast.BoolOp):
+        # `while True:` puts a constant into the path: True in an `and` (False in an `or`) says nothing
+        values = [v for v in node.values if not (isinstance(v, ast.Constant) and bool(v.value) == isinstance(node.op, ast.And))]
+        values = values or node.values[:1]
+        if len(values) == 1:
+            return _words(values[0], negate)
         is_and = isinstance(node.op, ast.And) != negate  # De Morgan
-        parts = [_words(v, negate) for v in node.values]
-        if len(parts) > 2 or any(isinstance(v, ast.BoolOp) for v in node.values):
+        parts = [_words(v, negate) for v in values]
+        if len(parts) > 2 or any(isinstance(v, ast.BoolOp) for v in values):
             head = "all of" if is_and else "any of"
             return f"{head}: " + "; ".join(f"({p})" for p in parts)
         return (" and " if is_and else " or ").join(parts)

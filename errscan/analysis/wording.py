@@ -19,6 +19,11 @@ from errscan.profiles import Phrase
 _PLACEHOLDER = "__u{}"
 _BUILTINS = frozenset({"len", "isinstance", "any", "all", "abs", "min", "max", "int", "str", "bool", "True", "False", "None"})
 
+# The last word of a setting that tells the peer's or a server's address, or a file's place: a value
+# such a setting holds is set or not, never on or off.
+ADDRESS = re.compile(r"(^|[_-])(host|hostname|ip|port|addr|address|url)s?($|[_-])", re.IGNORECASE)
+PATH = re.compile(r"(^|[_-])(path|dir|directory|file|folder|root|mount)s?$", re.IGNORECASE)  # not `file_size`
+
 Namer = Callable[[ast.expr], "str | None"]  # a node's user-facing name (a setting), or None
 
 
@@ -69,9 +74,11 @@ def user_words(code: str, setting_name: Namer, vocabulary: tuple[Phrase, ...], d
             text = text.replace(f"{code_name} is true (set, non-empty)", phrase.words)
             text = text.replace(f"{code_name} is false or empty", phrase.negated or f"not ({phrase.words})")
         if phrase is None:  # a setting
-            text = text.replace(f"{code_name} is true (set, non-empty)", f"`{words}` is on")
-            unset = "" if words.split("`")[0] in decided else " or unset"
-            text = text.replace(f"{code_name} is false or empty", f"`{words}` is off{unset}")
+            name = words.split("`")[0]
+            place = PATH.search(name.rsplit(".", 1)[-1]) or ADDRESS.search(name.rsplit(".", 1)[-1])
+            text = text.replace(f"{code_name} is true (set, non-empty)", f"`{words}` is {'set' if place else 'on'}")
+            unset = "" if name in decided else " or unset"
+            text = text.replace(f"{code_name} is false or empty", f"`{words}` is {'not set' if place else f'off{unset}'}")
         text = text.replace(code_name, words if phrase is not None or isinstance(words, Raw) else f"`{words}`")
         text = text.replace(placeholder, words)
     return None if "__u" in text else text

@@ -165,7 +165,7 @@ def _write_files(
 ) -> None:
     for relative, text in api_files(catalog).items():
         write(root / relative, text)
-    for name in ("style.css", "site.js", "minisearch.js", "page.js"):
+    for name in ("style.css", "site.js", "lookup.js", "minisearch.js", "page.js"):
         write(root / "assets" / name, (templates_dir() / "assets" / name).read_text("utf-8"))
     for name, text in index_scripts(catalog).items():
         write(root / "data" / name, text)

@@ -209,3 +209,39 @@ def test_an_extra_config_key_read_by_subscript_into_self_is_the_setting(explaine
     strict = explained["SubscriptConnector needs the NHD layout, not {forward_context.layout}"]
     assert fixes(strict) == [("kv_connector_extra_config.strict_layout", "false")]
     assert "`kv_connector_extra_config.strict_layout` in `--kv-transfer-config` is on" in strict.summary
+
+
+def test_an_internal_error_gives_the_configuration_that_reaches_it_and_what_to_attach(explained):
+    tracker = explained["Request tracker not found"]
+    assert tracker.kind == "internal" and tracker.check == "vllm collect-env"  # the profile's report command
+    assert tracker.summary.startswith("An internal consistency check of DiskConnector fails while KV is loaded for a request:")
+    assert tracker.reproduce == (
+        """vllm serve MODEL --kv-transfer-config '{"kv_connector": "DiskConnector", "kv_role": "kv_both"}'""")
+
+
+def test_a_failed_file_operation_names_the_path_setting_and_how_to_check_it(explained):
+    written = explained["disk write failed"]
+    assert written.kind == "environment"
+    # `allow_custom_save_path` ends like a path but is an on/off flag (its default is False); `file_size` is no path
+    assert [(f.setting, f.carrier) for f in written.fixes[1:]] == [("kv_connector_extra_config.storage_path", "--kv-transfer-config")]
+    assert "(default `/tmp/kv`)" in written.fixes[1].text
+    assert written.check == "ls -ld <storage_path> && df -h <storage_path>"
+
+
+def test_a_helper_classs_failed_file_operation_names_the_connectors_path_setting(explained):
+    flushed = explained["disk flush failed"]
+    assert flushed.fixes[1].setting == "kv_connector_extra_config.storage_path"
+    assert flushed.check == "ls -ld <storage_path> && df -h <storage_path>"
+
+
+def test_a_value_of_the_wrong_form_points_at_the_file_it_was_read_from(explained):
+    size = explained["Unsupported type for size"]
+    assert size.kind == "environment"
+    assert "`VLLM_DISK_CONFIG_PATH` is set" in size.summary and "is on" not in size.summary  # a path, not a switch
+    assert size.check == 'cat "$VLLM_DISK_CONFIG_PATH"'
+    assert size.reproduce.startswith("VLLM_DISK_CONFIG_PATH='<vllm_disk_config_path>' vllm serve MODEL")
+
+
+def test_a_peers_failure_gives_a_command_that_checks_the_port(explained):
+    pulled = explained["pulling kv_caches for {response.err_reqs} failed"]
+    assert pulled.check == "nc -vz <peer-host> <peer-port>"  # `side_port` may be this instance's own

@@ -26,6 +26,10 @@ from errscan.analysis.plain import condition_words, negated_code, plain_words
         ("hasattr(m, 'kv')", "`m` has an attribute `kv`", "`m` has no attribute `kv`"),
         ("tp % remote != 0", "`tp` is not a multiple of `remote`", "`tp` is a multiple of `remote`"),
         ("this is ( not code", "this is ( not code", "not (this is ( not code)"),
+        # `while True:` on the path: the constant says nothing
+        ("True and sent and retries >= 3", "`sent` is true (set, non-empty) and `retries` is at least `3`",
+         "`sent` is false or empty or `retries` is less than `3`"),
+        ("True and failed", "`failed` is true (set, non-empty)", "`failed` is false or empty"),
     ],
 )
 def test_plain_words_for_common_forms(code, words, negated_words):

@@ -162,6 +162,22 @@ def test_internal_pages_say_what_to_report_and_background_work_is_timed_by_its_t
     assert gather and all(r["explanation"]["when"].startswith("in the background thread") for r in gather)
 
 
+def test_pages_without_a_setting_to_change_give_a_command_to_run(release_site):
+    """Internal: what a report attaches and the configuration that reaches the code; outside: a check."""
+    explained = [r["explanation"] for r in records(release_site)]
+    internal = [x for x in explained if x["kind"] == "internal"]
+    assert all(x["check"] == "vllm collect-env" for x in internal)
+    assert sum(1 for x in internal if x["reproduce"]) >= 0.9 * len(internal)
+    environment = [x for x in explained if x["kind"] == "environment"]
+    assert sum(1 for x in environment if x["check"] or x["reproduce"]) >= 0.9 * len(environment)
+    written = by_message(release_site, "Hidden-states write failed")  # the path the connector writes under
+    assert written["check"] == "ls -ld <shared_storage_path> && df -h <shared_storage_path>"
+    assert any("`kv_connector_extra_config.shared_storage_path`" in f["text"] for f in written["fixes"])
+    size = by_message(release_site, "Unsupported type for size")  # read from the file the variable names
+    assert size["check"] == 'cat "$MOONCAKE_CONFIG_PATH"' and "`MOONCAKE_CONFIG_PATH` is set" in size["summary"]
+    assert not [x for x in explained if "MOONCAKE_CONFIG_PATH` is on" in x["summary"]]
+
+
 def test_first_screens_of_the_seed_pages(page, release_site):
     """The title, message, summary and fix box are on the first screen (1280x800)."""
     page.set_viewport_size({"width": 1280, "height": 800})

@@ -399,3 +399,22 @@ def test_a_short_message_is_the_heading_once_and_a_log_gets_no_defensive_check(c
     assert re.search(r'<h1 class="message">too many blocks: <span class="placeholder">\{len\(block_ids\)\}</span></h1>', html)
     assert 'pre class="message"' not in html and "A defensive check" not in " ".join(page.text)
     assert " ".join(page.outside_source().split()).count("len(block_ids)") == 2
+
+
+def test_the_fix_box_shows_the_configuration_and_the_check_and_the_phase_is_said_once(catalog, tmp_path):
+    from errscan.model import Explanation, Fix
+
+    error = error_named(catalog, "GroupLookupConnector._find_group")
+    told = Explanation(
+        "GroupLookupConnector logs this at engine start-up (when the KV connector is created) when a file operation failed.",
+        "environment", "at engine start-up (when the KV connector is created)", "each worker",
+        (Fix("", None, "Check the path."),), reproduce="vllm serve MODEL --kv-transfer-config '{}'", check="ls -ld <path>")
+    untold = msgspec.structs.replace(told, summary="An internal consistency check fails.", kind="internal", check="vllm collect-env")
+    for explanation, phase in ((told, False), (untold, True)):
+        write_site(msgspec.structs.replace(catalog, errors=(msgspec.structs.replace(error, explanation=explanation),)), tmp_path / "site")
+        page = Page((tmp_path / "site" / "errors" / error.id / "index.html").read_text())
+        fix = " ".join(t for section, _, t in page.placed if section == "fix")
+        summary = " ".join(" ".join(t for section, _, t in page.placed if section == "summary").split())
+        assert explanation.reproduce in fix and explanation.check in fix
+        assert ("Attach the output of:" in fix) == (explanation.kind == "internal") and ("To check it:" in fix) != phase
+        assert ("When:" in summary) == phase and "Where: each worker" in summary
