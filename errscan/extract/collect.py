@@ -21,6 +21,7 @@ from errscan.extract.facts import (
     ReturnFact, StatementPosition, TableFact, TryFact,
 )
 from errscan.extract.handlers import try_fact
+from errscan.extract.holders import alternatives, dotted_defaults, flat, held, iterated
 from errscan.extract.logcalls import GENERIC, LogCalls
 from errscan.extract.names import ScopeStack, resolve_relative
 from errscan.extract.tables import class_constants, table_of
@@ -28,7 +29,7 @@ from errscan.extract.tables import class_constants, table_of
 # Nodes that hold no call, or whose calls belong to another scope.
 _LEAVES = frozenset({
     ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del, ast.FunctionDef, ast.AsyncFunctionDef,
-    ast.ClassDef, ast.Lambda, str, int, bool, type(None),
+    ast.ClassDef, str, int, bool, type(None),
 })
 # Fields that never hold an expression: the walk for calls does not look into them.
 _SCALAR_FIELDS = frozenset({
@@ -84,6 +85,7 @@ class FactCollector:
         self.changes: list[tuple[str, bool]] = []  # (local, rebound or else changed in place), in walk order
         self.assigned: set[str] = set()  # locals of the function assigned so far, once or more
         self.loops: dict[int, frozenset[str]] = {}  # id of a loop -> what its body changes (`dataflow`)
+        self.in_lambda = 0  # lambda bodies around the expression being read (`expressions`)
 
     def collect(self, tree: ast.Module, names: tuple[frozenset[str], frozenset[str]] | None = None) -> ModuleFacts:
         """The module's facts; `names` are its `bindings` when the caller has them already."""
@@ -109,6 +111,7 @@ class FactCollector:
             module_values=self.module_values,
             tables=tuple(self.tables),
             tries=tuple(self.tries),
+            alternatives=alternatives(self.imports),
         )
 
     def qualify_scope(self, scope: str) -> str:
@@ -168,6 +171,7 @@ class FactCollector:
                 self.block(stmt.orelse, terms + negated, env, partial)
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             self.expressions([stmt.iter], terms)
+            self.loop_alias(stmt.target, stmt.iter)
             self.loop_depth += 1
             self.block(stmt.body, terms + (loop_term(stmt.target, stmt.iter, env),), self.loop_env(stmt, env), partial)
             self.loop_depth -= 1
@@ -216,7 +220,8 @@ class FactCollector:
             value = dotted(stmt.value) if stmt.value else None
             sources = self.local_values.get((self.frame.scope, value), []) if isinstance(stmt.value, ast.Name) else []
             deep = f"({', '.join(dict.fromkeys(sources))},)" if sources else None  # whichever assignment it holds
-            self.returns.append(ReturnFact(self.frame.scope, value, stmt.lineno, terms, deep))
+            made = self.made(dotted(stmt.value.func)) if isinstance(stmt.value, ast.Call) else None
+            self.returns.append(ReturnFact(self.frame.scope, value, stmt.lineno, terms, deep, made))
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             self.import_(stmt)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
@@ -248,9 +253,30 @@ class FactCollector:
             choices = self.expand(dotted(value), terms)
         elif isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)) and dotted(value.func):
             choices = [(text + "()" if text else None, when) for text, when in self.expand(dotted(value.func), terms)]
+        elif isinstance(value, ast.Subscript) and isinstance(value.value, (ast.Name, ast.Attribute)) and dotted(value.value):
+            choices = [(text + "[]" if text else None, when) for text, when in self.expand(dotted(value.value), terms)]
         else:
             choices = [(None, terms)]
         self.frame.aliases.setdefault(targets[0].id, []).extend(choices)
+
+    def loop_alias(self, target: ast.expr, items: ast.expr) -> None:
+        """`for layer in self.layers` (or `enumerate(islice(self.layers, a, b))`, a slice, `.values()`):
+        the local is an element of the container, written `self.layers[]` as an alias."""
+        if self.scopes.at_module:
+            return
+        for name, container in iterated(target, items):
+            choices = [(text + "[]" if text else None, when) for text, when in self.expand(container, ())]
+            self.frame.aliases.setdefault(name, []).extend(choices)
+
+    def made(self, callee: str | None) -> str | None:
+        """What a call builds, as written, through a local alias bound to one name
+        (`layer_type(...)` builds a `Block` when `layer_type=Block` is the parameter's default)."""
+        choices = self.expand(callee, ())
+        return choices[0][0] if len(choices) == 1 else None
+
+    def held(self, value: ast.expr) -> list[str]:
+        """What a value keeps objects of (`holders.held`), through local aliases."""
+        return held(value, lambda callee: [text for text, _ in self.expand(callee, ()) if text], self.frame.bound)
 
     def expand(self, name: str | None, terms: Condition) -> list[tuple[str | None, Condition]]:
         """A dotted name whose head is itself a local alias, through each of that alias's bindings."""
@@ -273,6 +299,11 @@ class FactCollector:
             node = stack.pop()
             kind = type(node)
             if kind in _LEAVES:
+                continue
+            if kind is ast.Lambda:  # its calls run when it is called: counted as this function's
+                self.in_lambda += 1
+                self.expressions([node.body], terms)
+                self.in_lambda -= 1
                 continue
             if kind is ast.Call:
                 self.call(node, terms)
@@ -322,7 +353,7 @@ class FactCollector:
 
     def call(self, node: ast.Call, terms: Condition) -> None:
         receiving = self.arguments.pop(node, None)
-        if type(node.func) is ast.Attribute:
+        if type(node.func) is ast.Attribute and not self.in_lambda:
             self.changes.extend((k, False) for k in mutated_by_call(node, self.logs.level) if k in self.frame.bound or k[:5] == "self.")
         callee = _callee_text(node.func)
         for key, argument in [*enumerate(node.args), *((k.arg, k.value) for k in node.keywords)]:
@@ -346,6 +377,8 @@ class FactCollector:
         )
         self.calls.append(CallFact(self.frame.scope, callee, node.lineno, terms, literal, aliases, "call", receiving, keywords))
         func = node.func
+        if self.in_lambda:
+            return
         if isinstance(func, ast.Attribute) and func.attr == "append" and isinstance(func.value, ast.Name) and len(node.args) == 1:
             source = unparse(node.args[0])
             self.appends.append(AppendFact(self.frame.scope, func.value.id, source, node.lineno, terms))
@@ -382,7 +415,9 @@ class FactCollector:
     def body(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: str, params: tuple) -> None:
         """A function's body, in a frame of its own: its conditions start at the function's entry."""
         saved, saved_depth, saved_changes, saved_assigned = self.frame, self.loop_depth, self.changes, self.assigned
-        self.frame, self.loop_depth = _Frame(scope, *bindings(node), {p: a for p, a in params if a}, {}), 0
+        # A parameter whose default is a name (`layer_type=Block`) holds it unless the caller says otherwise.
+        defaults = {p: [(d, ())] for p, d in dotted_defaults(node.args).items()}
+        self.frame, self.loop_depth = _Frame(scope, *bindings(node), {p: a for p, a in params if a}, defaults), 0
         self.changes, self.assigned = [], set()
         self.block(node.body, (), {}, ())
         self.frame, self.loop_depth, self.changes, self.assigned = saved, saved_depth, saved_changes, saved_assigned
@@ -461,6 +496,9 @@ class FactCollector:
                 read = _setting_read(stmt.value)
                 if read:
                     self.attribute_reads.append(AttributeRead(klass, target.attr, read))
+        attributes = [t.attr for t in flat(targets) if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"]
+        for made in self.held(stmt.value) if attributes and stmt.value is not None else ():
+            self.attribute_types.extend(AttributeType(klass, a, made, True, self.frame.scope, True) for a in attributes)
 
     def import_(self, node: ast.Import | ast.ImportFrom) -> None:
         if isinstance(node, ast.Import):

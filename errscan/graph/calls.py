@@ -22,6 +22,7 @@ import networkx as nx
 from errscan.extract.conditions import Condition
 from errscan.extract.facts import CallFact, FunctionFact, ModuleFacts
 from errscan.extract.names import qualify
+from errscan.graph.held import Held
 from errscan.graph.index import PackageIndex
 from errscan.model import CallEdge, CallGraphDocument
 
@@ -99,7 +100,9 @@ class CallGraph:
             for ret in module.returns:
                 if ret.value is not None:
                     self._returned[function_node(module.module, ret.scope)].append((ret.value, module))
+        self.held = Held(self)  # what untyped attributes hold and unannotated functions give
         self.attribute_types = self._attribute_types()
+        self.held.gather_elements()
         self._property_names = frozenset(q.rsplit(".", 1)[1] for q, (f, _) in self.functions.items() if is_property(f))
         self.unresolved: Counter[str] = Counter()
         self.external = 0
@@ -170,8 +173,12 @@ class CallGraph:
         types: dict[str, dict[str, str]] = defaultdict(dict)
         for module in self.index.modules.values():
             for attr in module.attribute_types:
+                if attr.element:
+                    continue  # what a container holds: `held.py`
                 klass = function_node(module.module, attr.class_scope)
                 resolved = self.qualify(module, attr.scope or attr.class_scope, attr.type)
+                if resolved is None and attr.from_call and attr.type.count(".") == 1 and attr.type.startswith("self."):
+                    resolved = self.lookup_method(klass, attr.type[5:])  # `self.model = self._init_model()`
                 if attr.from_call:
                     resolved = self.returned_class(resolved) if resolved not in self.index.classes else resolved
                 if resolved in self.index.classes:
@@ -185,8 +192,10 @@ class CallGraph:
             owner, _, method = (function or "").rpartition(".")
             found = self.lookup_method(owner, method) if owner in self.index.classes else None
             entry = self.functions.get(found) if found else None
-        if entry is None or not entry[0].returns:
+        if entry is None:
             return None
+        if not entry[0].returns:
+            return self.held.made_class(entry[0].qualname)
         fact, module = entry
         klass = self.qualify(module, fact.scope, entry[0].returns)
         return klass if klass in self.index.classes else None
@@ -218,7 +227,7 @@ class CallGraph:
             resolved = [
                 (self.resolve_callee(module, call.caller, text, "alias"), when)
                 for text, when in call.aliases
-                if text is not None and not (value and text.endswith("()"))
+                if text is not None and not (value and text.endswith(("()", "[]")))
             ]
         else:
             resolved = [(self.resolve(module, call), ())]
@@ -249,7 +258,7 @@ class CallGraph:
     def _passable(self, target: str, how: str) -> bool:
         """Whether a value resolving to `target` is that function itself, handed on to be called."""
         entry = self.functions.get(target)
-        return entry is not None and how != "constructor" and not is_property(entry[0])
+        return entry is not None and how not in ("constructor", "element") and not is_property(entry[0])
 
     def _runner(self, module: ModuleFacts, scope: str, passed_to: str) -> str | None:
         """The kind of runner (`RUNNERS`) a value or a call's result is handed to, if it is one."""
@@ -389,17 +398,26 @@ class CallGraph:
         return self._on_name(target, how) if target else None
 
     def _on_instance(self, klass: str, rest: str, how: str) -> list[tuple[str, str]] | None:
-        """`self.m`, `self.a.b.m`: through the attributes' known types to the method."""
+        """`self.m`, `self.a.b.m`: through the attributes' known types to the method; `self.a[]`
+        (an element of `self.a`) and `self.a[i](...)`, written `self.a(...)`, through `held.py`."""
         if not rest:
             return self._construct(klass) if how == "cls" else None
+        if "[]" in rest:
+            container, _, after = rest.partition("[]")
+            *attributes, last = container.split(".")
+            reached, _, getters = self._through(klass, attributes)
+            return getters + (self.held.reach(reached, last, after[1:]) or []) or None if reached else getters or None
         *attributes, method = rest.split(".")
         reached, typed, getters = self._through(klass, attributes)
         if reached is None:
+            if attributes and not getters:  # `self.a.layers[i].m()` is written `self.a.layers.m()`
+                held, _, _ = self._through(klass, attributes[:-1])
+                return self.held.reach(held, attributes[-1], method) if held else None
             return getters or None
         found = self._method_with_overrides(reached, method, typed or how)
         if found is None and self.lookup_method(reached, method) is None:  # `self.layer(x)`: an attribute called
             held, held_how, more = self._through(reached, [method])
-            found = more + (self._call_instance(held, held_how) or []) if held else None
+            found = more + (self._call_instance(held, held_how) or []) if held else self.held.reach(reached, method, "")
         return getters + (found or []) or None
 
     def _through(self, klass: str, attributes: list[str]) -> tuple[str | None, str, list[tuple[str, str]]]:
