@@ -7,8 +7,8 @@ hierarchy, `super()`, a constructor, a local alias, an attribute, parameter or r
 type is written down, or a class a function returns. A method call on an object of a known class
 goes to the method that class resolves to in its MRO and to each override in the class's own
 subclasses (the object may be one of them), never to a class beside it. Code run other than by a
-plain call is followed too: property getters, `Thread.start()` -> `run`, and functions handed to
-threads, executors and event loops. Anything else is counted as unresolved, never guessed.
+plain call is followed too: property getters, `Thread.start()` -> `run`, functions handed to
+threads, executors and event loops, and kernels handed to a JIT compiler that runs them. Anything else is counted as unresolved, never guessed.
 """
 
 from __future__ import annotations
@@ -48,6 +48,8 @@ RUNNERS: dict[tuple[str, str], str] = {
     ("multiprocessing.Process", "target"): "process", (".Process", "target"): "process",
     (".submit", "0"): "executor", (".run_in_executor", "1"): "executor", ("asyncio.to_thread", "0"): "executor",
     ("asyncio.create_task", "0"): "task", (".create_task", "0"): "task",
+    # CuTe DSL's JIT compiles a kernel (a function, or an object it calls) by running its Python code.
+    ("cutlass.cute.compile", "0"): "trace",
     ("asyncio.ensure_future", "0"): "task", ("asyncio.run_coroutine_threadsafe", "0"): "task",
 }
 # Classes whose instances, when called, run a method of theirs: `module(x)` runs `module.forward(x)`.
@@ -221,9 +223,11 @@ class CallGraph:
             self._add_read(module, call)
             return
         caller = function_node(module.module, call.caller)
+        runner = self._runner(module, call.caller, call.passed_to) if call.passed_to else None
         if call.aliases:
-            # A local passed along that holds what a call returned (`f()`) is a value, not code.
-            value = call.kind == "reference"
+            # A local passed along that holds what a call returned (`f()`) is a value, not code,
+            # unless it goes to a runner that calls the object itself (`cute.compile(kernel)`).
+            value = call.kind == "reference" and runner != "trace"
             resolved = [
                 (self.resolve_callee(module, call.caller, text, "alias"), when)
                 for text, when in call.aliases
@@ -236,12 +240,11 @@ class CallGraph:
             if not known and call.kind != "reference":  # ([]: the call leaves the package)
                 self.unresolved[call.callee.split(".")[0]] += 1
             return
-        runner = self._runner(module, call.caller, call.passed_to) if call.passed_to else None
         if call.kind == "reference":
             # A value passed along is only an edge when it names a function of the tree; a class
             # passed along (`isinstance(x, Cls)`, a registry) is not constructed there, and a
             # property passed along is its value (its read is an edge of its own).
-            runs = runner if runner in ("thread", "process", "executor") else "callback"
+            runs = runner if runner in ("thread", "process", "executor", "trace") else "callback"
             resolved = [
                 ([(t, runs) for t, how in targets or () if self._passable(t, how)], when)
                 for targets, when in resolved

@@ -88,3 +88,12 @@ def test_a_plain_read_of_a_property_calls_its_getter():
     assert callees(graph, "property_chain.Writer.describe") == {"property_chain.Writer.worker": {"property"}}
     assert not callees(graph, "property_chain.Worker.__init__")  # `self.wrapper` is no property
     assert callees(graph, "property_chain.Writer.hand_over") == {"property_chain.Writer.worker": {"property"}}
+
+
+def test_a_kernel_handed_to_cute_compile_is_traced_by_calling_it():
+    graph = graph_of("jit_trace")
+    assert callees(graph, "jit_trace.run") == {
+        "jit_trace.Kernel.__init__": {"constructor"},
+        "jit_trace.Kernel.__call__": {"trace"},
+        "jit_trace.launch": {"trace"},
+    }
