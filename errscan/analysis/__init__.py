@@ -204,7 +204,7 @@ def _attribute_reads(graph: CallGraph) -> dict[str, dict[str, list[Source]]]:
             klass = function_node(module.module, read.class_scope)
             reads.setdefault(klass, {}).setdefault(read.attribute, []).append(Source(read.source, module, read.class_scope))
         for typed in module.attribute_types:
-            if typed.from_call:  # `self.x = helper(...)`: the helper may read a setting
+            if typed.from_call and not typed.element:  # `self.x = helper(...)`: the helper may read a setting
                 klass = function_node(module.module, typed.class_scope)
                 reads.setdefault(klass, {}).setdefault(typed.attribute, []).append(Source(f"{typed.type}()", module, typed.scope))
     return reads

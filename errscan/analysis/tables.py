@@ -51,9 +51,7 @@ def _entries(graph: CallGraph, tables: dict, table: Table, name: str, depth: int
     found = []
     for fact, module in tables.get(name, ()):
         for key, strings, named in zip(fact.keys, fact.strings, fact.names):
-            klass = _class_of(graph, module, fact.scope, table.module_prefix, strings, named)
-            if klass is not None:
-                found.append((key, klass))
+            found += [(key, klass) for klass in _classes_of(graph, module, fact.scope, table.module_prefix, strings, named)]
         for included in fact.includes if depth < _MAX_INCLUDES else ():
             target = graph.qualify(module, fact.scope, included)
             if target:
@@ -61,19 +59,20 @@ def _entries(graph: CallGraph, tables: dict, table: Table, name: str, depth: int
     return found
 
 
-def _class_of(graph: CallGraph, module: ModuleFacts, scope: str, prefix: str, strings: tuple[str, ...], named: str | None) -> str | None:
+def _classes_of(graph: CallGraph, module: ModuleFacts, scope: str, prefix: str, strings: tuple[str, ...], named: str | None) -> list[str]:
     """The class a value names: a dotted name as the scope sees it, `("module", "Class")`, or
-    `"module.Class"`; a module the tree has under the name as written, else under `prefix`."""
+    `"module.Class"`; a module the tree has under the name as written, else under `prefix`. A
+    module that imports the class from one place or another (per platform) names each."""
     if named is not None:
-        target = graph.qualify(module, scope, named)
+        targets = [graph.qualify(module, scope, named)]
     elif len(strings) == 2:
         written = strings[0] if strings[0] in graph.index.modules else prefix + strings[0]
-        target = graph.index.canonical(f"{written}.{strings[1]}")
+        targets = graph.index.alternatives(f"{written}.{strings[1]}")
     elif len(strings) == 1 and "." in strings[0]:
-        target = graph.index.canonical(prefix + strings[0] if prefix and not _in_tree(graph, strings[0]) else strings[0])
+        targets = graph.index.alternatives(prefix + strings[0] if prefix and not _in_tree(graph, strings[0]) else strings[0])
     else:
-        return None
-    return target if target in graph.index.classes else None
+        return []
+    return [t for t in targets if t in graph.index.classes]
 
 
 def _in_tree(graph: CallGraph, dotted: str) -> bool:

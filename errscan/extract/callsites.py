@@ -9,11 +9,12 @@ from errscan.extract.astutil import dotted
 from errscan.extract.conditions import Condition, unparse
 from errscan.extract.dataflow import mutated_by_call
 from errscan.extract.facts import AppendFact, CallFact
+from errscan.extract.holders import held, iterated
 
 # Nodes that hold no call, or whose calls belong to another scope.
 _LEAVES = frozenset({
     ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del, ast.FunctionDef, ast.AsyncFunctionDef,
-    ast.ClassDef, ast.Lambda, str, int, bool, type(None),
+    ast.ClassDef, str, int, bool, type(None),
 })
 # Fields that never hold an expression: the walk for calls does not look into them.
 _SCALAR_FIELDS = frozenset({
@@ -33,6 +34,11 @@ class CallWalk:
             node = stack.pop()
             kind = type(node)
             if kind in _LEAVES:
+                continue
+            if kind is ast.Lambda:  # its calls run when it is called: counted as this function's
+                self.in_lambda += 1
+                self.expressions([node.body], terms)
+                self.in_lambda -= 1
                 continue
             if kind is ast.Call:
                 self.call(node, terms)
@@ -75,7 +81,7 @@ class CallWalk:
 
     def call(self, node: ast.Call, terms: Condition) -> None:
         receiving = self.arguments.pop(node, None)
-        if type(node.func) is ast.Attribute:
+        if type(node.func) is ast.Attribute and not self.in_lambda:
             self.changes.extend((k, False) for k in mutated_by_call(node, self.logs.level) if k in self.frame.bound or k[:5] == "self.")
         callee = _callee_text(node.func)
         for key, argument in [*enumerate(node.args), *((k.arg, k.value) for k in node.keywords)]:
@@ -99,6 +105,8 @@ class CallWalk:
         )
         self.calls.append(CallFact(self.frame.scope, callee, node.lineno, terms, literal, aliases, "call", receiving, keywords))
         func = node.func
+        if self.in_lambda:
+            return
         if isinstance(func, ast.Attribute) and func.attr == "append" and isinstance(func.value, ast.Name) and len(node.args) == 1:
             source = unparse(node.args[0])
             self.appends.append(AppendFact(self.frame.scope, func.value.id, source, node.lineno, terms))
@@ -113,9 +121,30 @@ class CallWalk:
             choices = self.expand(dotted(value), terms)
         elif isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)) and dotted(value.func):
             choices = [(text + "()" if text else None, when) for text, when in self.expand(dotted(value.func), terms)]
+        elif isinstance(value, ast.Subscript) and isinstance(value.value, (ast.Name, ast.Attribute)) and dotted(value.value):
+            choices = [(text + "[]" if text else None, when) for text, when in self.expand(dotted(value.value), terms)]
         else:
             choices = [(None, terms)]
         self.frame.aliases.setdefault(targets[0].id, []).extend(choices)
+
+    def loop_alias(self, target: ast.expr, items: ast.expr) -> None:
+        """`for layer in self.layers` (or `enumerate(islice(self.layers, a, b))`, a slice, `.values()`):
+        the local is an element of the container, written `self.layers[]` as an alias."""
+        if self.scopes.at_module:
+            return
+        for name, container in iterated(target, items):
+            choices = [(text + "[]" if text else None, when) for text, when in self.expand(container, ())]
+            self.frame.aliases.setdefault(name, []).extend(choices)
+
+    def made(self, callee: str | None) -> str | None:
+        """What a call builds, as written, through a local alias bound to one name
+        (`layer_type(...)` builds a `Block` when `layer_type=Block` is the parameter's default)."""
+        choices = self.expand(callee, ())
+        return choices[0][0] if len(choices) == 1 else None
+
+    def held(self, value: ast.expr) -> list[str]:
+        """What a value keeps objects of (`holders.held`), through local aliases."""
+        return held(value, lambda callee: [text for text, _ in self.expand(callee, ()) if text], self.frame.bound)
 
     def expand(self, name: str | None, terms: Condition) -> list[tuple[str | None, Condition]]:
         """A dotted name whose head is itself a local alias, through each of that alias's bindings."""

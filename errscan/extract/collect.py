@@ -22,6 +22,7 @@ from errscan.extract.facts import (
     ReturnFact, StatementPosition, TableFact, TryFact,
 )
 from errscan.extract.handlers import try_fact
+from errscan.extract.holders import alternatives
 from errscan.extract.logcalls import GENERIC, LogCalls
 from errscan.extract.names import ScopeStack
 
@@ -63,6 +64,7 @@ class FactCollector(DefinitionWalk, CallWalk):
         self.changes: list[tuple[str, bool]] = []  # (local, rebound or else changed in place), in walk order
         self.assigned: set[str] = set()  # locals of the function assigned so far, once or more
         self.loops: dict[int, frozenset[str]] = {}  # id of a loop -> what its body changes (`dataflow`)
+        self.in_lambda = 0  # lambda bodies around the expression being read (`expressions`)
 
     def collect(self, tree: ast.Module, names: tuple[frozenset[str], frozenset[str]] | None = None) -> ModuleFacts:
         """The module's facts; `names` are its `bindings` when the caller has them already."""
@@ -88,6 +90,7 @@ class FactCollector(DefinitionWalk, CallWalk):
             module_values=self.module_values,
             tables=tuple(self.tables),
             tries=tuple(self.tries),
+            alternatives=alternatives(self.imports),
         )
 
     def qualify_scope(self, scope: str) -> str:
@@ -147,6 +150,7 @@ class FactCollector(DefinitionWalk, CallWalk):
                 self.block(stmt.orelse, terms + negated, env, partial)
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             self.expressions([stmt.iter], terms)
+            self.loop_alias(stmt.target, stmt.iter)
             self.loop_depth += 1
             self.block(stmt.body, terms + (loop_term(stmt.target, stmt.iter, env),), self.loop_env(stmt, env), partial)
             self.loop_depth -= 1
@@ -195,7 +199,8 @@ class FactCollector(DefinitionWalk, CallWalk):
             value = dotted(stmt.value) if stmt.value else None
             sources = self.local_values.get((self.frame.scope, value), []) if isinstance(stmt.value, ast.Name) else []
             deep = f"({', '.join(dict.fromkeys(sources))},)" if sources else None  # whichever assignment it holds
-            self.returns.append(ReturnFact(self.frame.scope, value, stmt.lineno, terms, deep))
+            made = self.made(dotted(stmt.value.func)) if isinstance(stmt.value, ast.Call) else None
+            self.returns.append(ReturnFact(self.frame.scope, value, stmt.lineno, terms, deep, made))
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             self.import_(stmt)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):

@@ -10,6 +10,7 @@ from typing import Container
 from errscan.extract.astutil import bindings, bound_names, dotted, strip_call, strip_optional
 from errscan.extract.conditions import Condition, unparse
 from errscan.extract.facts import AttributeDefault, AttributeRead, AttributeType, CallFact, ClassFact, FieldFact, FunctionFact
+from errscan.extract.holders import dotted_defaults, flat
 from errscan.extract.names import resolve_relative
 from errscan.extract.tables import class_constants, table_of
 
@@ -59,7 +60,9 @@ class DefinitionWalk:
     def body(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: str, params: tuple) -> None:
         """A function's body, in a frame of its own: its conditions start at the function's entry."""
         saved, saved_depth, saved_changes, saved_assigned = self.frame, self.loop_depth, self.changes, self.assigned
-        self.frame, self.loop_depth = Frame(scope, *bindings(node), {p: a for p, a in params if a}, {}), 0
+        # A parameter whose default is a name (`layer_type=Block`) holds it unless the caller says otherwise.
+        defaults = {p: [(d, ())] for p, d in dotted_defaults(node.args).items()}
+        self.frame, self.loop_depth = Frame(scope, *bindings(node), {p: a for p, a in params if a}, defaults), 0
         self.changes, self.assigned = [], set()
         self.block(node.body, (), {}, ())
         self.frame, self.loop_depth, self.changes, self.assigned = saved, saved_depth, saved_changes, saved_assigned
@@ -144,6 +147,9 @@ class DefinitionWalk:
                 read = _setting_read(stmt.value)
                 if read:
                     self.attribute_reads.append(AttributeRead(klass, target.attr, read))
+        attributes = [t.attr for t in flat(targets) if _self_attribute(t)]
+        for made in self.held(stmt.value) if attributes and stmt.value is not None else ():
+            self.attribute_types.extend(AttributeType(klass, a, made, True, self.frame.scope, element=True) for a in attributes)
 
     def default(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition) -> None:
         """`self.x = ...` (or `self.a.x = ...`) under a test of that very attribute: an `AttributeDefault`."""

@@ -70,6 +70,7 @@ class ReturnFact:
     line: int
     condition: Condition
     deep: str | None = None  # a returned local's assigned values, as one tuple expression: `(a, f(),)`
+    made: str | None = None  # `return C(...)`: the callee, dotted (a parameter's default class for a parameter)
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,10 @@ class AttributeType:
     from_call: bool = False  # `type` is a called function's name: the attribute holds what it returns
     scope: str = ""  # where it is written (its imports name the type); the class body if ""
     given: bool = False  # a parameter's value, typed by its annotation: any subclass of it may come
+    # The value builds objects of `type` (a call of it, `from_call`) inside a list, a dict, a
+    # comprehension or a lambda, or `type` is a factory function handed along: the attribute holds
+    # a container (`nn.ModuleList`, `make_layers(...)`) of such objects, its elements.
+    element: bool = False
 
 
 @dataclass(frozen=True)
@@ -198,6 +203,9 @@ class ModuleFacts:
     module_values: dict[str, str] | None = None  # module-level `X = call()` / `X = Y` ("None": an import's fallback): X -> source
     tables: tuple[TableFact, ...] = ()
     tries: tuple[TryFact, ...] = ()  # every `try` with handlers, in source order
+    # Module-level names that imports in other branches bind to other targets (`if rocm: from .amd
+    # import M` / `else: from .nvidia import M`): name -> every target, in source order.
+    alternatives: dict[str, tuple[str, ...]] | None = None
 
     def lookup(self, scope: str) -> dict[str, str]:
         """Imports visible in `scope`: the module's, overridden by enclosing functions' own."""

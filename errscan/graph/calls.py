@@ -3,8 +3,9 @@
 Nodes are functions by qualified name (`module.Class.method`; module-level code is
 `module.<module>`). An edge holds the call sites behind it, each with how it was resolved
 (`resolve.py`, along the class hierarchy of `hierarchy.py`). Code run other than by a plain call is
-followed too: property getters, `Thread.start()` -> `run`, and functions handed to threads,
-executors and event loops. Anything else is counted as unresolved, never guessed.
+followed too: property getters, `Thread.start()` -> `run`, functions handed to threads, executors
+and event loops, kernels handed to a JIT compiler that runs them, and the elements of containers
+(`held.py`). Anything else is counted as unresolved, never guessed.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ RUNNERS: dict[tuple[str, str], str] = {
     ("multiprocessing.Process", "target"): "process", (".Process", "target"): "process",
     (".submit", "0"): "executor", (".run_in_executor", "1"): "executor", ("asyncio.to_thread", "0"): "executor",
     ("asyncio.create_task", "0"): "task", (".create_task", "0"): "task",
+    # CuTe DSL's JIT compiles a kernel (a function, or an object it calls) by running its Python code.
+    ("cutlass.cute.compile", "0"): "trace",
     ("asyncio.ensure_future", "0"): "task", ("asyncio.run_coroutine_threadsafe", "0"): "task",
 }
 _RUNNER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name, _ in RUNNERS)
@@ -60,13 +63,15 @@ class CallGraph(Resolver):
             self._add_read(module, call)
             return
         caller = function_node(module.module, call.caller)
+        runner = self._runner(module, call.caller, call.passed_to) if call.passed_to else None
         if call.aliases:
-            # A local passed along that holds what a call returned (`f()`) is a value, not code.
-            value = call.kind == "reference"
+            # A local passed along that holds what a call returned (`f()`) is a value, not code,
+            # unless it goes to a runner that calls the object itself (`cute.compile(kernel)`).
+            value = call.kind == "reference" and runner != "trace"
             resolved = [
                 (self._past_binding(module, call, text, self.resolve_callee(module, call.caller, text, "alias")), when)
                 for text, when in call.aliases
-                if text is not None and not (value and text.endswith("()"))
+                if text is not None and not (value and text.endswith(("()", "[]")))
             ]
         else:
             resolved = [(self.resolve(module, call), ())]
@@ -75,12 +80,11 @@ class CallGraph(Resolver):
             if not known and call.kind != "reference":  # ([]: the call leaves the package)
                 self.unresolved[call.callee.split(".")[0]] += 1
             return
-        runner = self._runner(module, call.caller, call.passed_to) if call.passed_to else None
         if call.kind == "reference":
             # A value passed along is only an edge when it names a function of the tree; a class
             # passed along (`isinstance(x, Cls)`, a registry) is not constructed there, and a
             # property passed along is its value (its read is an edge of its own).
-            runs = runner if runner in ("thread", "process", "executor") else "callback"
+            runs = runner if runner in ("thread", "process", "executor", "trace") else "callback"
             resolved = [
                 ([(t, runs) for t, how in targets or () if self._passable(t, how)], when)
                 for targets, when in resolved
@@ -110,7 +114,7 @@ class CallGraph(Resolver):
     def _passable(self, target: str, how: str) -> bool:
         """Whether a value resolving to `target` is that function itself, handed on to be called."""
         entry = self.functions.get(target)
-        return entry is not None and how != "constructor" and not is_property(entry[0])
+        return entry is not None and how not in ("constructor", "element") and not is_property(entry[0])
 
     def _runner(self, module: ModuleFacts, scope: str, passed_to: str) -> str | None:
         """The kind of runner (`RUNNERS`) a value or a call's result is handed to, if it is one."""

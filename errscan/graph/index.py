@@ -43,6 +43,14 @@ class PackageIndex:
             qualname = target
         return qualname
 
+    def alternatives(self, qualname: str) -> list[str]:
+        """`module.Name` followed as `canonical` does, or, when the module imports `Name` from
+        different places in different branches (one per platform, say), each of them followed."""
+        module, _, name = qualname.rpartition(".")
+        facts = self.modules.get(module)
+        targets = (facts.alternatives or {}).get(name) if facts else None
+        return list(dict.fromkeys(self.canonical(t) for t in targets)) if targets else [self.canonical(qualname)]
+
     def starred(self, facts: ModuleFacts, name: str) -> str | None:
         """`name` as a `from .mod import *` of the module brings it (a public name `mod` binds)."""
         if name.startswith("_"):

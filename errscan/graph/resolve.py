@@ -11,6 +11,7 @@ from collections import defaultdict
 
 from errscan.extract.facts import CallFact, ModuleFacts
 from errscan.extract.names import qualify
+from errscan.graph.held import Held
 from errscan.graph.hierarchy import ClassHierarchy
 from errscan.graph.index import PackageIndex, function_node
 
@@ -28,7 +29,9 @@ class Resolver(ClassHierarchy):
                 if ret.value is not None:
                     self._returned[function_node(module.module, ret.scope)].append((ret.value, module))
         self.external = 0
+        self.held = Held(self)  # what untyped attributes hold and unannotated functions give
         self.attribute_types = self._attribute_types()
+        self.held.gather_elements()
 
     def _attribute_types(self) -> dict[str, dict[str, str]]:
         """class -> attribute -> the class of what it holds: the first type written for it, but the
@@ -41,8 +44,12 @@ class Resolver(ClassHierarchy):
         other: set[tuple[str, str]] = set()  # given a value of some other or of no known class too
         for module in self.index.modules.values():
             for attr in module.attribute_types:
+                if attr.element:
+                    continue  # what a container holds: `held.py`
                 key = (function_node(module.module, attr.class_scope), attr.attribute)
                 resolved = self.qualify(module, attr.scope or attr.class_scope, attr.type) if attr.type else None
+                if resolved is None and attr.from_call and attr.type.count(".") == 1 and attr.type.startswith("self."):
+                    resolved = self.lookup_method(key[0], attr.type[5:])  # `self.model = self._init_model()`
                 constructed = attr.from_call and resolved in self.index.classes
                 if constructed:
                     built[key].add(resolved)  # type: ignore[arg-type]
@@ -69,8 +76,10 @@ class Resolver(ClassHierarchy):
             owner, _, method = (function or "").rpartition(".")
             found = self.lookup_method(owner, method) if owner in self.index.classes else None
             entry = self.functions.get(found) if found else None
-        if entry is None or not entry[0].returns:
+        if entry is None:
             return None
+        if not entry[0].returns:
+            return self.held.made_class(entry[0].qualname)
         fact, module = entry
         klass = self.qualify(module, fact.scope, entry[0].returns)
         return klass if klass in self.index.classes else None
@@ -190,17 +199,26 @@ class Resolver(ClassHierarchy):
         return self._on_name(target, how) if target else None
 
     def _on_instance(self, klass: str, rest: str, how: str) -> list[tuple[str, str]] | None:
-        """`self.m`, `self.a.b.m`: through the attributes' known types to the method."""
+        """`self.m`, `self.a.b.m`: through the attributes' known types to the method; `self.a[]`
+        (an element of `self.a`) and `self.a[i](...)`, written `self.a(...)`, through `held.py`."""
         if not rest:
             return self._construct(klass) if how == "cls" else None
+        if "[]" in rest:
+            container, _, after = rest.partition("[]")
+            *attributes, last = container.split(".")
+            reached, _, getters = self._through(klass, attributes)
+            return getters + (self.held.reach(reached, last, after[1:]) or []) or None if reached else getters or None
         *attributes, method = rest.split(".")
         reached, typed, getters = self._through(klass, attributes)
         if reached is None:
+            if attributes and not getters:  # `self.a.layers[i].m()` is written `self.a.layers.m()`
+                held, _, _ = self._through(klass, attributes[:-1])
+                return self.held.reach(held, attributes[-1], method) if held else None
             return getters or None
         found = self._method_with_overrides(reached, method, typed or how)
         if found is None and self.lookup_method(reached, method) is None:  # `self.layer(x)`: an attribute called
             held, held_how, more = self._through(reached, [method])
-            found = more + (self._call_instance(held, held_how) or []) if held else None
+            found = more + (self._call_instance(held, held_how) or []) if held else self.held.reach(reached, method, "")
         return getters + (found or []) or None
 
     def _through(self, klass: str, attributes: list[str]) -> tuple[str | None, str, list[tuple[str, str]]]:

@@ -133,3 +133,14 @@ def test_a_command_class_and_a_method_run_by_name():
     assert chain.entry_kind == "command"
     assert plugins(found["Worker.load"]) == {("app", "serve")}
     assert found["Worker.unused"].trigger.chains == ()
+
+
+
+def test_a_model_imported_per_platform_is_each_platform_s_class():
+    source = FolderSource(FIXTURES / "platform_switch", PROFILE)
+    catalog = scan(source, ScanOptions(repo="o/r", scope=Scope(("app/**",)), jobs=1, profile=PROFILE))
+    by_file = {e.path.rsplit("/", 1)[-1]: e for e in catalog.errors}
+    assert set(by_file) == {"amd.py", "nvidia.py"}
+    for error in by_file.values():
+        assert entries(error) == [("model", "SwitchedForCausalLM.__init__")]
+        assert plugins(error) == {("architectures", "SwitchedForCausalLM")}

@@ -110,3 +110,12 @@ def test_a_class_constructed_for_an_attribute_is_its_type_over_a_looser_annotati
     assert set(callees(graph, "constructor_over_annotation.Either.go")) == base | fast | slow  # either is built
     assert set(callees(graph, "constructor_over_annotation.Given.go")) == base | fast | slow  # or what was given
     assert set(callees(graph, "constructor_over_annotation.Chosen.go")) == base | fast | slow  # or another value
+
+
+def test_a_kernel_handed_to_cute_compile_is_traced_by_calling_it():
+    graph = graph_of("jit_trace")
+    assert callees(graph, "jit_trace.run") == {
+        "jit_trace.Kernel.__init__": {"constructor"},
+        "jit_trace.Kernel.__call__": {"trace"},
+        "jit_trace.launch": {"trace"},
+    }

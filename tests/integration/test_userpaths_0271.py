@@ -34,7 +34,6 @@ def whole(tmp_path_factory):
     return read_site(out)
 
 
-@pytest.mark.xfail(strict=True, reason="issue #16 is open: 58.7% of 0.27.1's errors have a chain (5,111 of 8,712), the bar is 60%")
 def test_most_errors_have_a_chain_from_an_entry_point(whole):
     total, reached = Counter(), Counter()
     for error in whole.errors:
