@@ -29,6 +29,7 @@ from errscan.extract.conditions import Condition, parse_expression, render
 from errscan.extract.facts import ModuleFacts
 from errscan.model import ErrorSite, Explanation, Fix, Knob
 from errscan.profiles import Phrase, Profile
+from errscan.extract.unparse import fast_unparse
 
 _ENVIRONMENT = frozenset({
     "ImportError", "ModuleNotFoundError", "OSError", "FileNotFoundError", "PermissionError", "ConnectionError",
@@ -183,13 +184,13 @@ class Explainer:
         written_default = default_of(knob, self.catalog)
         default = _literal(written_default) if written_default is not None else None
         return Setting(
-            ast.unparse(node), knob, spelling(knob, self.catalog), carrier(knob, self.catalog),
+            fast_unparse(node), knob, spelling(knob, self.catalog), carrier(knob, self.catalog),
             json_path(knob, self.catalog), default,
         )
 
     def _peer_value(self, node: ast.AST) -> Setting | None:
         """A value that is the setting of this instance or of its peer (see the profile)."""
-        code = ast.unparse(node)
+        code = fast_unparse(node)
         peer = next((p for p in self.profile.peer_values if re.fullmatch(p.pattern, code)), None)
         if peer is None:
             return None
@@ -235,7 +236,7 @@ class Explainer:
         found = phrase_for(part, self.profile.vocabulary)
         tree = parse_expression(part)
         if found is None and isinstance(tree, ast.Compare):
-            found = phrase_for(ast.unparse(tree.left), self.profile.vocabulary)
+            found = phrase_for(fast_unparse(tree.left), self.profile.vocabulary)
         return found
 
     def _candidates(self, setting: Setting, condition: str, likely: bool, connectors: tuple[str, ...]) -> list[Value]:

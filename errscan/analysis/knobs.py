@@ -21,6 +21,7 @@ from errscan.extract.facts import ClassFact
 from errscan.graph.calls import CallGraph, function_node
 from errscan.model import Knob
 from errscan.profiles import PluginSettings, Profile
+from errscan.extract.unparse import fast_unparse
 
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
@@ -107,8 +108,8 @@ def _filled(graph: CallGraph, config: dict[str, ClassFact], attributes: dict[str
 def _tests_unset(test: ast.expr | None, attribute: str) -> bool:
     """`x is None`, `x == None`, `not x` for the dotted `attribute` x."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return ast.unparse(test.operand) == attribute
-    return isinstance(test, ast.Compare) and _none_test(test) and ast.unparse(test.left) == attribute
+        return fast_unparse(test.operand) == attribute
+    return isinstance(test, ast.Compare) and _none_test(test) and fast_unparse(test.left) == attribute
 
 
 def _none_test(node: ast.Compare) -> bool:
@@ -162,7 +163,7 @@ def knobs_at(node: ast.AST, catalog: KnobCatalog, profile: Profile, none_tested:
 
 
 def _plugin_knobs(node: ast.Attribute, catalog: KnobCatalog) -> list[Knob]:
-    code = ast.unparse(node)
+    code = fast_unparse(node)
     for plugin in catalog.plugin_settings:
         found = re.fullmatch(plugin.pattern, code)
         if found:
@@ -283,7 +284,7 @@ def _call_knobs(node: ast.Call, profile: Profile) -> list[Knob]:
     func = node.func
     names = _chain(func) if isinstance(func, ast.Attribute) else []
     key = _literal(node.args[0]) if node.args else None
-    default = ast.unparse(node.args[1]) if len(node.args) > 1 else None
+    default = fast_unparse(node.args[1]) if len(node.args) > 1 else None
     detail = f"default {default}" if default is not None else ""
     if key is None or not names:
         return []
@@ -292,7 +293,7 @@ def _call_knobs(node: ast.Call, profile: Profile) -> list[Knob]:
     if names[-1] == "get" and len(names) >= 2 and names[-2] == profile.extra_config_attribute:
         return [Knob("extra_config", key, detail)]
     if names[-2:] == ["environ", "get"] or names[-1] == "getenv":
-        return [Knob("env", key, ast.unparse(node))]
+        return [Knob("env", key, fast_unparse(node))]
     return []
 
 
@@ -304,7 +305,7 @@ def _subscript_knobs(node: ast.Subscript, profile: Profile) -> list[Knob]:
     if names[-1] == profile.extra_config_attribute:
         return [Knob("extra_config", key, "")]
     if names[-1] == "environ":
-        return [Knob("env", key, ast.unparse(node))]
+        return [Knob("env", key, fast_unparse(node))]
     return []
 
 

@@ -24,6 +24,7 @@ from errscan.extract.handlers import try_fact
 from errscan.extract.logcalls import GENERIC, LogCalls
 from errscan.extract.names import ScopeStack, resolve_relative
 from errscan.extract.tables import class_constants, table_of
+from errscan.extract.unparse import fast_unparse
 
 # Nodes that hold no call, or whose calls belong to another scope.
 _LEAVES = frozenset({
@@ -71,7 +72,8 @@ class FactCollector:
         self.attribute_types: list[AttributeType] = []
         self.attribute_reads: list[AttributeRead] = []
         self.attribute_defaults: list[AttributeDefault] = []
-        self.local_values: dict[tuple[str, str], list[str]] = {}  # (function scope, local) -> what it was assigned
+        # (function scope, local) -> what it was assigned, printed only when a `return` reads it
+        self.local_values: dict[tuple[str, str], list[ast.expr]] = {}
         self.statements: list[StatementPosition] = []
         self.tries: list[TryFact] = []
         self.module_values: dict[str, str] = {}
@@ -215,7 +217,7 @@ class FactCollector:
         elif isinstance(stmt, ast.Return):
             value = dotted(stmt.value) if stmt.value else None
             sources = self.local_values.get((self.frame.scope, value), []) if isinstance(stmt.value, ast.Name) else []
-            deep = f"({', '.join(dict.fromkeys(sources))},)" if sources else None  # whichever assignment it holds
+            deep = f"({', '.join(dict.fromkeys(map(fast_unparse, sources)))},)" if sources else None  # whichever assignment it holds
             self.returns.append(ReturnFact(self.frame.scope, value, stmt.lineno, terms, deep))
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             self.import_(stmt)
@@ -223,7 +225,7 @@ class FactCollector:
             self.assignment(stmt)
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             if not self.scopes.at_module and len(targets) == 1 and isinstance(targets[0], ast.Name) and stmt.value is not None:
-                self.local_values.setdefault((self.frame.scope, targets[0].id), []).append(ast.unparse(stmt.value))
+                self.local_values.setdefault((self.frame.scope, targets[0].id), []).append(stmt.value)
             self.alias(stmt, terms)
             if terms and self.class_stack:
                 self.default(stmt, terms)
