@@ -32,6 +32,7 @@ from errscan.extract.sites import RawSite
 from errscan.graph.calls import CallGraph, function_node
 from errscan.model import Chain, ChainStep, Contribution, ErrorSite, Knob, Trigger
 from errscan.profiles import Profile
+from errscan.extract.unparse import fast_unparse
 
 
 @dataclass(frozen=True)
@@ -270,7 +271,7 @@ def _conjuncts(condition: str | None) -> tuple[str, ...]:
     if node is None:
         return (condition,) if condition else ()
     if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
-        return tuple(ast.unparse(v) for v in node.values)
+        return tuple(fast_unparse(v) for v in node.values)
     return (condition,)
 
 

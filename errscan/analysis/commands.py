@@ -17,6 +17,7 @@ from errscan.analysis.knobs import KnobCatalog, alternatives
 from errscan.analysis.solver import Value, example_values, satisfiable, value_of
 from errscan.extract.conditions import parse_expression
 from errscan.model import Knob
+from errscan.extract.unparse import fast_unparse
 
 
 @dataclass(frozen=True)
@@ -39,11 +40,11 @@ def candidates(setting: Setting, condition: str, likely: bool) -> list[Value]:
     boolean = True
     tree = parse_expression(condition)
     for node in ast.walk(tree) if tree is not None else ():
-        if isinstance(node, ast.Compare) and any(setting.code in ast.unparse(o) for o in [node.left, *node.comparators]):
+        if isinstance(node, ast.Compare) and any(setting.code in fast_unparse(o) for o in [node.left, *node.comparators]):
             boolean = False
             constants += [o.value for o in [node.left, *node.comparators]
                           if isinstance(o, ast.Constant) and (o.value is None or isinstance(o.value, (bool, int, str)))]
-        elif isinstance(node, ast.BinOp) and setting.code in ast.unparse(node):
+        elif isinstance(node, ast.BinOp) and setting.code in fast_unparse(node):
             boolean = False
     if likely:
         found = ([] if setting.default is None else [setting.default]) + constants
@@ -99,7 +100,7 @@ def failing_values(
 
 
 def _equalities(values: dict[str, Value]) -> tuple[str, ...]:
-    return tuple(ast.unparse(value_of(code, value)) for code, value in values.items())
+    return tuple(fast_unparse(value_of(code, value)) for code, value in values.items())
 
 
 def _json_text(written: str | None) -> str:

@@ -28,6 +28,7 @@ from errscan.analysis.solver import Value, rules_out, satisfiable
 from errscan.analysis.wording import ADDRESS, PATH, Raw, phrase_for, user_words
 from errscan.extract.conditions import Condition, parse_expression, render
 from errscan.extract.facts import ModuleFacts
+from errscan.extract.unparse import fast_unparse
 from errscan.model import ErrorSite, Explanation, Fix, Knob
 from errscan.profiles import Phrase, Profile
 
@@ -151,7 +152,7 @@ class Explainer:
         found = phrase_for(part, self.profile.vocabulary)
         tree = parse_expression(part)
         if found is None and isinstance(tree, ast.Compare):
-            found = phrase_for(ast.unparse(tree.left), self.profile.vocabulary)
+            found = phrase_for(fast_unparse(tree.left), self.profile.vocabulary)
         return found
 
     def _candidates(self, setting: Setting, condition: str, likely: bool, connectors: tuple[str, ...]) -> list[Value]:

@@ -17,6 +17,7 @@ from errscan.analysis.named import decided
 from errscan.analysis.solver import Value
 from errscan.analysis.ways import Way
 from errscan.extract.conditions import Condition, parse_expression, render
+from errscan.extract.unparse import fast_unparse
 from errscan.model import ErrorSite, Knob
 from errscan.profiles import Profile
 
@@ -93,7 +94,7 @@ class SettingFinder:
         written_default = default_of(knob, self.catalog)
         default = _literal(written_default) if written_default is not None else None
         return Setting(
-            ast.unparse(node), knob, spelling(knob, self.catalog), carrier(knob, self.catalog),
+            fast_unparse(node), knob, spelling(knob, self.catalog), carrier(knob, self.catalog),
             json_path(knob, self.catalog), default,
         )
 
@@ -113,7 +114,7 @@ class SettingFinder:
 
     def _peer_value(self, node: ast.AST) -> Setting | None:
         """A value that is the setting of this instance or of its peer (see the profile)."""
-        code = ast.unparse(node)
+        code = fast_unparse(node)
         peer = next((p for p in self.profile.peer_values if re.fullmatch(p.pattern, code)), None)
         if peer is None:
             return None

@@ -19,6 +19,7 @@ from typing import Callable
 from errscan.analysis.entries import validates
 from errscan.extract.conditions import parse_expression
 from errscan.extract.facts import ClassFact
+from errscan.extract.unparse import fast_unparse
 from errscan.graph.calls import CallGraph, function_node
 from errscan.model import Knob
 from errscan.profiles import PluginSettings, Profile
@@ -108,8 +109,8 @@ def _filled(graph: CallGraph, config: dict[str, ClassFact], attributes: dict[str
 def _tests_unset(test: ast.expr | None, attribute: str) -> bool:
     """`x is None`, `x == None`, `not x` for the dotted `attribute` x."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return ast.unparse(test.operand) == attribute
-    return isinstance(test, ast.Compare) and _none_test(test) and ast.unparse(test.left) == attribute
+        return fast_unparse(test.operand) == attribute
+    return isinstance(test, ast.Compare) and _none_test(test) and fast_unparse(test.left) == attribute
 
 
 def _none_test(node: ast.Compare) -> bool:
@@ -126,7 +127,7 @@ def settled(condition: str, never_none: Callable[[ast.expr], bool]) -> str:
     tree = parse_expression(condition)
     if tree is None or not any(isinstance(n, ast.Compare) and _none_test(n) and never_none(n.left) for n in ast.walk(tree)):
         return condition
-    return ast.unparse(_fold(ast.parse(condition, mode="eval").body, never_none))
+    return fast_unparse(_fold(ast.parse(condition, mode="eval").body, never_none))
 
 
 def _fold(node: ast.expr, never_none: Callable[[ast.expr], bool]) -> ast.expr:
@@ -196,7 +197,7 @@ def knobs_at(node: ast.AST, catalog: KnobCatalog, profile: Profile, none_tested:
 
 
 def _plugin_knobs(node: ast.Attribute, catalog: KnobCatalog) -> list[Knob]:
-    code = ast.unparse(node)
+    code = fast_unparse(node)
     for plugin in catalog.plugin_settings:
         found = re.fullmatch(plugin.pattern, code)
         if found:
@@ -317,7 +318,7 @@ def _call_knobs(node: ast.Call, profile: Profile) -> list[Knob]:
     func = node.func
     names = _chain(func) if isinstance(func, ast.Attribute) else []
     key = _literal(node.args[0]) if node.args else None
-    default = ast.unparse(node.args[1]) if len(node.args) > 1 else None
+    default = fast_unparse(node.args[1]) if len(node.args) > 1 else None
     detail = f"default {default}" if default is not None else ""
     if key is None or not names:
         return []
@@ -326,7 +327,7 @@ def _call_knobs(node: ast.Call, profile: Profile) -> list[Knob]:
     if names[-1] == "get" and len(names) >= 2 and names[-2] == profile.extra_config_attribute:
         return [Knob("extra_config", key, detail)]
     if names[-2:] == ["environ", "get"] or names[-1] == "getenv":
-        return [Knob("env", key, ast.unparse(node))]
+        return [Knob("env", key, fast_unparse(node))]
     return []
 
 
@@ -338,7 +339,7 @@ def _subscript_knobs(node: ast.Subscript, profile: Profile) -> list[Knob]:
     if names[-1] == profile.extra_config_attribute:
         return [Knob("extra_config", key, "")]
     if names[-1] == "environ":
-        return [Knob("env", key, ast.unparse(node))]
+        return [Knob("env", key, fast_unparse(node))]
     return []
 
 

@@ -11,6 +11,7 @@ import ast
 from functools import lru_cache
 
 from errscan.extract.conditions import negate as negated_node, parse_expression, unparse
+from errscan.extract.unparse import fast_unparse
 
 _COMPARE_WORDS = {
     ast.Eq: ("equals", "differs from"),
@@ -68,7 +69,7 @@ def _quantifier(node: ast.expr) -> tuple[ast.expr, ast.comprehension] | None:
 
 
 def _code(node: ast.expr) -> str:
-    return f"`{ast.unparse(node)}`"
+    return f"`{fast_unparse(node)}`"
 
 
 def _words(node: ast.expr, negate: bool) -> str:

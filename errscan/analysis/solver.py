@@ -18,6 +18,7 @@ from functools import lru_cache
 import z3
 
 from errscan.extract.conditions import parse_expression
+from errscan.extract.unparse import fast_unparse
 
 TIMEOUT_MS = 200  # per check: conditions are small, and a slow one is `unknown`, not a wait
 Value = bool | int | str | None
@@ -53,7 +54,7 @@ class Encoding:
         try:
             return self._bool_or_raise(node)
         except _Opaque:
-            return self._var(ast.unparse(node), "bool")
+            return self._var(fast_unparse(node), "bool")
 
     def _bool_or_raise(self, node: ast.expr) -> z3.BoolRef:
         if isinstance(node, ast.BoolOp):
@@ -67,18 +68,18 @@ class Encoding:
             return z3.And([self._compare(a, op, b) for a, op, b in _pairs(node)])
         invariant = _any_invariant(node)
         if invariant:  # `any(a(x) and b for x in xs)` holds only if `b` does
-            return z3.And(self._var(ast.unparse(node), "bool"), *(self._bool(part) for part in invariant))
+            return z3.And(self._var(fast_unparse(node), "bool"), *(self._bool(part) for part in invariant))
         if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
                 return self._int(node) > 0  # a container is true when it holds something
-            return self._var(ast.unparse(node), "bool")
+            return self._var(fast_unparse(node), "bool")
         raise _Opaque
 
     def _compare(self, left: ast.expr, op: ast.cmpop, right: ast.expr) -> z3.BoolRef:
         if isinstance(op, (ast.Is, ast.IsNot)):
             if not _is_none(right):
                 raise _Opaque
-            unset = self._var(f"{ast.unparse(left)} is None", "bool")
+            unset = self._var(f"{fast_unparse(left)} is None", "bool")
             return unset if isinstance(op, ast.Is) else z3.Not(unset)
         if isinstance(op, (ast.In, ast.NotIn)):
             options = right.elts if isinstance(right, (ast.Tuple, ast.List, ast.Set)) else None
@@ -124,7 +125,7 @@ class Encoding:
     def _leaf(self, node: ast.expr, sort: str) -> z3.ExprRef:
         node = _unwrapped(node)
         if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
-            return self._var(ast.unparse(node), sort)
+            return self._var(fast_unparse(node), sort)
         raise _Opaque
 
 

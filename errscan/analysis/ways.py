@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from errscan.analysis.commands import Setting
 from errscan.extract.conditions import parse_expression
+from errscan.extract.unparse import fast_unparse
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,7 @@ class Way:
 def conjuncts(condition: str) -> list[str]:
     tree = parse_expression(condition)
     if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And):
-        return [ast.unparse(v) for v in tree.values]
+        return [fast_unparse(v) for v in tree.values]
     return [condition]
 
 
@@ -46,7 +47,7 @@ def positive_parts(condition: str) -> list[str]:
                 and isinstance(tree.args[0], ast.GeneratorExp):
             tree = tree.args[0].elt
         if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And):
-            found += [ast.unparse(v) for v in tree.values]
+            found += [fast_unparse(v) for v in tree.values]
         elif tree is not None:
-            found.append(ast.unparse(tree))
+            found.append(fast_unparse(tree))
     return found

@@ -15,6 +15,7 @@ from typing import Callable, Container
 from errscan.analysis.plain import plain_words
 from errscan.extract.conditions import parse_expression
 from errscan.profiles import Phrase
+from errscan.extract.unparse import fast_unparse
 
 _PLACEHOLDER = "__u{}"
 _BUILTINS = frozenset({"len", "isinstance", "any", "all", "abs", "min", "max", "int", "str", "bool", "True", "False", "None"})
@@ -45,7 +46,7 @@ def user_words(code: str, setting_name: Namer, vocabulary: tuple[Phrase, ...], d
     names: dict[str, tuple[str, Phrase | None]] = {}
 
     def substitute(node: ast.expr) -> ast.expr:
-        text = ast.unparse(node)
+        text = fast_unparse(node)
         phrase = phrase_for(text, vocabulary)
         setting = None if phrase else setting_name(node)
         if phrase or setting:
@@ -67,7 +68,7 @@ def user_words(code: str, setting_name: Namer, vocabulary: tuple[Phrase, ...], d
     rewritten = substitute(_copy(tree))
     if _names(rewritten) - set(names) - _BUILTINS or _has_attribute(rewritten):
         return None
-    text = plain_words(ast.unparse(rewritten))
+    text = plain_words(fast_unparse(rewritten))
     for placeholder, (words, phrase) in names.items():
         code_name = f"`{placeholder}`"
         if phrase is not None and not phrase.noun:
@@ -104,4 +105,4 @@ def _has_attribute(node: ast.AST) -> bool:
 
 def _copy(tree: ast.expr) -> ast.expr:
     """Parsed trees are shared (see `parse_expression`): rewrite a copy."""
-    return ast.parse(ast.unparse(tree), mode="eval").body
+    return ast.parse(fast_unparse(tree), mode="eval").body

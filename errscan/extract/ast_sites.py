@@ -17,6 +17,7 @@ from errscan.extract.logcalls import DEFAULT_WARNING, GENERIC, LogCalls, is_warn
 from errscan.extract.names import ScopeStack, qualify
 from errscan.extract.sites import MESSAGE_KEYWORDS, RawSite, SiteText
 from errscan.extract.templates import EMPTY, Template, escape_literal, field_template, one_line, percent_template
+from errscan.extract.unparse import fast_unparse
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _CONVERSIONS = {-1: "", ord("s"): "s", ord("r"): "r", ord("a"): "a"}
@@ -105,7 +106,7 @@ class _AstSiteWalker:
                 # ast.unparse, not the source text: positions inside f-strings are unreliable before 3.12
                 spec = _spec(part.format_spec) if part.format_spec is not None else ""
                 conversion = _CONVERSIONS.get(part.conversion, "")
-                result += field_template(ast.unparse(part.value), "fstring", conversion, spec)
+                result += field_template(fast_unparse(part.value), "fstring", conversion, spec)
             elif isinstance(part, ast.Constant):
                 result += Template(escape_literal(str(part.value)), ())
         return result
@@ -114,7 +115,7 @@ class _AstSiteWalker:
         return field_template(self._source(node), "unresolved")
 
     def _source(self, node: ast.AST) -> str:
-        return one_line(ast.get_source_segment(self.text, node) or ast.unparse(node))
+        return one_line(ast.get_source_segment(self.text, node) or fast_unparse(node))
 
     def _site(self, node, kind, exception, qualname, message, cause, test, level=None) -> None:
         position = self.positions[(node.lineno, node.col_offset)]  # the facts' walk saw it too
@@ -137,7 +138,7 @@ class _AstSiteWalker:
 
 def _spec(spec: ast.JoinedStr) -> str:
     return "".join(
-        str(v.value) if isinstance(v, ast.Constant) else "{" + ast.unparse(v.value) + "}"
+        str(v.value) if isinstance(v, ast.Constant) else "{" + fast_unparse(v.value) + "}"
         for v in spec.values
         if isinstance(v, (ast.Constant, ast.FormattedValue))
     )

@@ -25,6 +25,7 @@ from errscan.extract.handlers import try_fact
 from errscan.extract.holders import alternatives
 from errscan.extract.logcalls import GENERIC, LogCalls
 from errscan.extract.names import ScopeStack
+from errscan.extract.unparse import fast_unparse
 
 # Statements that bind or change locals at their own level (`dataflow.assigned_by`).
 _BINDING = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.Delete})
@@ -51,7 +52,8 @@ class FactCollector(DefinitionWalk, CallWalk):
         self.attribute_types: list[AttributeType] = []
         self.attribute_reads: list[AttributeRead] = []
         self.attribute_defaults: list[AttributeDefault] = []
-        self.local_values: dict[tuple[str, str], list[str]] = {}  # (function scope, local) -> what it was assigned
+        # (function scope, local) -> what it was assigned, printed only when a `return` reads it
+        self.local_values: dict[tuple[str, str], list[ast.expr]] = {}
         self.statements: list[StatementPosition] = []
         self.tries: list[TryFact] = []
         self.module_values: dict[str, str] = {}
@@ -198,7 +200,7 @@ class FactCollector(DefinitionWalk, CallWalk):
         elif isinstance(stmt, ast.Return):
             value = dotted(stmt.value) if stmt.value else None
             sources = self.local_values.get((self.frame.scope, value), []) if isinstance(stmt.value, ast.Name) else []
-            deep = f"({', '.join(dict.fromkeys(sources))},)" if sources else None  # whichever assignment it holds
+            deep = f"({', '.join(dict.fromkeys(map(fast_unparse, sources)))},)" if sources else None  # whichever assignment it holds
             made = self.made(dotted(stmt.value.func)) if isinstance(stmt.value, ast.Call) else None
             self.returns.append(ReturnFact(self.frame.scope, value, stmt.lineno, terms, deep, made))
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -207,7 +209,7 @@ class FactCollector(DefinitionWalk, CallWalk):
             self.assignment(stmt)
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             if not self.scopes.at_module and len(targets) == 1 and isinstance(targets[0], ast.Name) and stmt.value is not None:
-                self.local_values.setdefault((self.frame.scope, targets[0].id), []).append(ast.unparse(stmt.value))
+                self.local_values.setdefault((self.frame.scope, targets[0].id), []).append(stmt.value)
             self.alias(stmt, terms)
             if terms and self.class_stack:
                 self.default(stmt, terms)

@@ -16,11 +16,14 @@ import re
 from functools import cached_property, lru_cache
 from dataclasses import dataclass
 
+from errscan.extract.unparse import Unparser, fast_unparse
+
 _INVERSE = {
     ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE,
     ast.LtE: ast.Gt, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In,
 }
 _NAMES = re.compile(r"(?<![\w.'\"])(self\.\w+|[A-Za-z_]\w*)")
+_WORDS = re.compile(r"\w+")
 _CONTAINERS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _ATOMIC = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant)
 _COMPUTED = (ast.Call, ast.Compare, ast.BoolOp, ast.UnaryOp, ast.BinOp, ast.NamedExpr, ast.IfExp)
@@ -143,7 +146,7 @@ def is_computed(value: ast.expr) -> bool:
     return isinstance(value, _COMPUTED)
 
 
-class _SubstitutingUnparser(ast._Unparser):  # type: ignore[name-defined]
+class _SubstitutingUnparser(Unparser):
     """Prints an expression with locals replaced by their single dominating assignment.
 
     Printing the replacement in place, instead of copying and rewriting the tree, keeps this cheap
@@ -184,7 +187,7 @@ class _SubstitutingUnparser(ast._Unparser):  # type: ignore[name-defined]
 def unparse(node: ast.AST) -> str:
     """`ast.unparse`, which on Python < 3.12 cannot print some f-strings with backslashes."""
     try:
-        return ast.unparse(node)
+        return fast_unparse(node)
     except ValueError:
         return "<expression errscan cannot print>"
 
@@ -196,17 +199,17 @@ def _substituted(node: ast.expr, env: Env, only_computed: bool) -> str:
         return unparse(node)
 
 
-def _env_key(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        return f"{node.value.id}.{node.attr}"
-    return None
+def _may_read(text: str, env: Env) -> bool:
+    """Whether a printed expression may read a key of `env` (`x`, `x.attr`): every name in it is
+    a word of its text. Cheaper than walking its tree; a word that is no name (in a string, say)
+    only costs printing it again, with nothing to substitute."""
+    words = set(_WORDS.findall(text))
+    return any(key.partition(".")[0] in words for key in env)
 
 
 def make_term(node: ast.expr, env: Env) -> Term:
     raw = unparse(node)
-    if not env or not any(_env_key(n) in env for n in ast.walk(node)):
+    if not env or not _may_read(raw, env):
         return Term(raw, raw, raw)
     return Term(_substituted(node, env, True), raw, _substituted(node, env, False))
 

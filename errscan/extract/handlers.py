@@ -14,6 +14,7 @@ import ast
 from errscan.extract.astutil import child_blocks, dotted, rethrows
 from errscan.extract.facts import HandlerAction, HandlerFact, TryFact
 from errscan.extract.logcalls import LogCalls
+from errscan.extract.unparse import fast_unparse
 
 _STATUS_KEYWORDS = ("status_code", "status")
 _MESSAGE_KEYWORDS = ("detail", "message", "msg", "err_msg", "error")
@@ -78,7 +79,7 @@ def _calls(stmt: ast.stmt, logs: LogCalls, actions: list[HandlerAction]) -> None
         level = logs.level(callee) if node.args else None
         if level is not None:
             first, *rest = node.args
-            actions.append(HandlerAction("log", node.lineno, level, ast.unparse(first), tuple(ast.unparse(a) for a in rest)))
+            actions.append(HandlerAction("log", node.lineno, level, fast_unparse(first), tuple(fast_unparse(a) for a in rest)))
         else:
             actions.append(HandlerAction("call", node.lineno, callee, _message(node), (), _status(node)))
 
@@ -97,10 +98,10 @@ def _message(call: ast.Call) -> str | None:
     if call.args and not isinstance(call.args[0], ast.Starred):
         first = call.args[0]
         if not (isinstance(first, ast.Constant) and isinstance(first.value, int)):
-            return ast.unparse(first)
+            return fast_unparse(first)
     for keyword in call.keywords:
         if keyword.arg in _MESSAGE_KEYWORDS:
-            return ast.unparse(keyword.value)
+            return fast_unparse(keyword.value)
     return None
 
 

@@ -3,6 +3,8 @@ several processes; beside each page, the error's JSON document."""
 
 from __future__ import annotations
 
+import copy
+from functools import cache
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any, Callable
@@ -36,7 +38,9 @@ def templates_dir() -> Path:
     return packaged if packaged.is_dir() else Path(__file__).resolve().parents[2] / "templates"
 
 
+@cache
 def environment() -> jinja2.Environment:
+    """One per process: it keeps the templates it compiled, and forked page writers inherit them."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(templates_dir()),
         autoescape=True,
@@ -69,10 +73,17 @@ def highlighted_excerpt(error: ErrorSite) -> markupsafe.Markup:
     """The excerpt as Pygments HTML with line numbers; the lines of the statement marked."""
     excerpt = error.excerpt
     marked = [n - excerpt.start_line + 1 for n in range(error.line, error.end_line + 1)]
-    formatter = HtmlFormatter(
-        linenos="inline", linenostart=excerpt.start_line, hl_lines=marked, cssclass="source", wrapcode=True
-    )
-    return markupsafe.Markup(highlight("\n".join(excerpt.lines) + "\n", PythonLexer(stripnl=False), formatter))
+    formatter = copy.copy(_formatter())  # its stylesheet is made once, not for every page
+    formatter.linenostart, formatter.hl_lines = excerpt.start_line, set(marked)
+    return markupsafe.Markup(highlight("\n".join(excerpt.lines) + "\n", _LEXER, formatter))
+
+
+_LEXER = PythonLexer(stripnl=False)
+
+
+@cache
+def _formatter() -> HtmlFormatter:
+    return HtmlFormatter(linenos="inline", cssclass="source", wrapcode=True)
 
 
 def write(path: Path, text: str) -> None:
@@ -128,6 +139,7 @@ def _write_error_pages(
             on_written(written[0], count)
 
     _PAGES = (catalog, root, site_url)
+    environment().get_template("error.html")  # compiled once, before the writers fork
     try:
         if jobs == 1 or len(chunks) < 2:
             results = []
