@@ -10,7 +10,10 @@ import ast
 from dataclasses import dataclass, replace
 from typing import Container
 
-from errscan.extract.astutil import always_exits, bindings, bound_names, dotted, rethrows, strip_call, strip_optional
+from errscan.extract.astutil import (
+    always_exits, argument_text, binding_counts, constant_text, bindings, bindings_of, bound_names, dotted, rebound_parameters, rethrows,
+    strip_call, strip_optional,
+)
 from errscan.extract.conditions import (
     Binding, Condition, Env, case_term, conjuncts, guarded_description, loop_term, make_term, negate, pseudo_term,
     unparse,
@@ -325,6 +328,8 @@ class FactCollector:
         if type(node.func) is ast.Attribute:
             self.changes.extend((k, False) for k in mutated_by_call(node, self.logs.level) if k in self.frame.bound or k[:5] == "self.")
         callee = _callee_text(node.func)
+        arguments = tuple(argument_text(a) for a in node.args)
+        keywords = tuple((k.arg or "**", argument_text(k.value)) for k in node.keywords)
         for key, argument in [*enumerate(node.args), *((k.arg, k.value) for k in node.keywords)]:
             if callee and type(argument) is ast.Call:
                 self.arguments[argument] = f"{callee}:{key}"
@@ -336,15 +341,17 @@ class FactCollector:
             if passed and (head not in self.frame.bound or aliased or (head in ("self", "cls") and "." in passed)):
                 through = tuple(self.expand(passed, ())) if aliased else ()
                 to = f"{callee}:{key}" if callee else None
-                self.calls.append(CallFact(self.frame.scope, passed, node.lineno, terms, (), through, "reference", to))
+                self.calls.append(CallFact(
+                    self.frame.scope, passed, node.lineno, terms, (), through, "reference", to, (), arguments, keywords))
         if callee is None:
             return
         literal = tuple(a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in node.args)
         aliases = tuple(self.expand(callee, ())) if callee.split(".")[0] in self.frame.aliases else ()
-        keywords = tuple(
+        strings = tuple(
             (k.arg, k.value.value) for k in node.keywords if k.arg and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)
         )
-        self.calls.append(CallFact(self.frame.scope, callee, node.lineno, terms, literal, aliases, "call", receiving, keywords))
+        self.calls.append(CallFact(
+            self.frame.scope, callee, node.lineno, terms, literal, aliases, "call", receiving, strings, arguments, keywords))
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == "append" and isinstance(func.value, ast.Name) and len(node.args) == 1:
             source = unparse(node.args[0])
@@ -363,12 +370,14 @@ class FactCollector:
         )
         returns = strip_optional(node.returns)  # `X | None` -> X
         klass = self.class_stack[-1] if self.class_stack and self.class_stack[-1] == scope.rsplit(".", 1)[0] else None
+        counts = binding_counts(node)
         self.functions.append(
             FunctionFact(
                 self.qualify_scope(scope), scope, node.lineno, params,
                 tuple(d for d in (dotted(strip_call(x)) for x in node.decorator_list) if d),
                 ast.get_docstring(node), self.qualify_scope(klass) if klass else None,
-                dotted(returns), _class_of_type(returns),
+                dotted(returns), _class_of_type(returns), len(node.args.posonlyargs) + len(node.args.args),
+                _constant_defaults(node.args), rebound_parameters(node, counts[0]),
             )
         )
         if any(isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) for d in node.decorator_list):
@@ -376,13 +385,13 @@ class FactCollector:
             registered = CallFact(enclosing, node.name, node.lineno, (), (), (), "reference")
             if enclosing == self.frame.scope:
                 self.calls.append(registered)
-        self.body(node, scope, params)
+        self.body(node, scope, params, bindings_of(*counts))
         self.scopes.pop()
 
-    def body(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: str, params: tuple) -> None:
+    def body(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: str, params: tuple, bound: tuple) -> None:
         """A function's body, in a frame of its own: its conditions start at the function's entry."""
         saved, saved_depth, saved_changes, saved_assigned = self.frame, self.loop_depth, self.changes, self.assigned
-        self.frame, self.loop_depth = _Frame(scope, *bindings(node), {p: a for p, a in params if a}, {}), 0
+        self.frame, self.loop_depth = _Frame(scope, *bound, {p: a for p, a in params if a}, {}), 0
         self.changes, self.assigned = [], set()
         self.block(node.body, (), {}, ())
         self.frame, self.loop_depth, self.changes, self.assigned = saved, saved_depth, saved_changes, saved_assigned
@@ -544,3 +553,11 @@ def _class_of_type(node: ast.expr | None) -> str | None:
 
 def collect_facts(tree: ast.Module, module: str, is_pkg: bool, logs: LogCalls = GENERIC) -> ModuleFacts:
     return FactCollector(module, is_pkg, logs).collect(tree)
+
+
+def _constant_defaults(args: ast.arguments) -> tuple[tuple[str, str], ...]:
+    """(parameter, default) for each parameter whose default is a constant a chain can carry."""
+    positional = args.posonlyargs + args.args
+    pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]
+    found = ((a.arg, constant_text(d)) for a, d in pairs if d is not None)
+    return tuple((name, text) for name, text in found if text is not None)
