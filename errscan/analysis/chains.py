@@ -160,6 +160,13 @@ def _judged(chain: FoundChain, verdict: Verdict) -> FoundChain:
     return replace(chain, satisfiable=True if holds and chain.satisfiable else None)
 
 
+def _own_condition(site: CallSite) -> str | None:
+    """The condition the call itself is made under. A site reached through a local alias also
+    holds the condition under which the alias was assigned, which may no longer hold at the call
+    (`stats = m` when `stats is None`, then `stats.aggregate()` when it is not): never checked."""
+    return render(site.call.condition if site.call is not None else site.condition, "deep")
+
+
 def _where(site: CallSite, callee: str) -> str:
     return f"the call of `{callee.rsplit('.', 1)[-1]}` at {site.path.rsplit('/', 1)[-1]}:{site.line}"
 
@@ -238,7 +245,7 @@ class _Search:
             if tree.dist[state] == 0:
                 chain = FoundChain(entry, nodes, sites, values, holds)
                 if last is not None:
-                    verdict = conditions_hold(render(last[1].condition, "deep"), values, _where(last[1], last[0]))
+                    verdict = conditions_hold(_own_condition(last[1]), values, _where(last[1], last[0]))
                     chain = FoundChain(entry, (*nodes, last[0]), (*sites, last[1]), carried(self.graph, values, last[1], last[0]), holds)
                     if verdict[0] is False:
                         refused.setdefault(_way(chain), replace(chain, satisfiable=False, why=verdict[1]))
@@ -275,7 +282,7 @@ class _Search:
             sites = sorted(self.graph.graph[caller][callee]["sites"], key=lambda s: (len(s.condition), s.line, s.resolution))
             seen, kept = set(), []
             for site in sites:
-                code = render(site.condition, "deep")
+                code = _own_condition(site)
                 call = site.call
                 mark = (code, call.arguments if call else None, call.keywords if call else None, call.passed_to if call else None)
                 if mark not in seen:

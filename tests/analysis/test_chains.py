@@ -77,3 +77,12 @@ def test_a_parameter_assigned_again_is_not_bound_by_the_caller():
     entries = {"calls.rebound_parameter.main": Entry("calls.rebound_parameter.main", "main", ())}
     found = shown(graph_of("rebound_parameter"), "calls.rebound_parameter.fail", entries)
     assert tails(found) == [["main", "fetch", "fail"]] and not found.infeasible
+
+
+def test_the_condition_under_which_an_alias_was_bound_does_not_rule_its_call_out():
+    graph = graph_of("alias_condition")
+    sites = graph.graph["calls.alias_condition.collect"]["calls.alias_condition.Stats.aggregate"]["sites"]
+    assert any("stats is None" in t.raw for s in sites for t in s.condition)  # the graph keeps it
+    entries = {"calls.alias_condition.collect": Entry("calls.alias_condition.collect", "main", ())}
+    found = shown(graph, "calls.alias_condition.Stats.aggregate", entries)
+    assert tails(found) == [["collect", "aggregate"]] and not found.infeasible
