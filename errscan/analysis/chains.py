@@ -3,7 +3,9 @@
 Every entry point that reaches the function within MAX_DEPTH calls is found by a backward search.
 From each, the shortest chain is then searched forward over every call site of every caller/callee
 pair, carrying the arguments each call passes (`bindings.py`): a step whose condition cannot hold
-under them is not taken, so the chain kept is the shortest feasible one. When every chain from an
+under them is not taken, so the chain kept is the shortest feasible one. (The backward search's own
+shortest path is tried first, its tails shared by the entry points; an A* search only where a step
+of it is ruled out.) When every chain from an
 entry point is infeasible (the search went through all of them), the entry does not reach the
 error: its shortest chain is kept with the reason, for the JSON only. The raising site's own
 condition is checked last, per site (`select`), as sites of one function share the search.
@@ -11,7 +13,7 @@ condition is checked last, per site (`select`), as sites of one function share t
 Shown per error: one chain per entry point (up to MAX_CHAINS, shortest first), then up to MAX_WAYS
 more for the other ways into the function (another caller, or a call under another condition),
 each from the nearest entry point that takes it. A search takes at most MAX_STEPS paths per entry
-point: what it did not decide stays unknown, never infeasible.
+point and MAX_TARGET_STEPS per function: what it did not decide stays unknown, never infeasible.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ MAX_CHAINS = 8  # entry points whose shortest feasible chain is shown
 MAX_WAYS = 4  # further chains shown, each through another way into the raising function
 MAX_DEPTH = 12
 MAX_STEPS = 200  # paths taken up per entry point before its search gives up (unknown)
+MAX_TARGET_STEPS = 4000  # and per raising function, all entry points together
 MAX_CANDIDATES = 3  # chains kept per entry point with distinct values of the function's parameters
 MAX_WAY_ENTRIES = 3  # nearest entry points tried for each way in
 
@@ -185,6 +188,7 @@ class _Tree:
     nexts: dict[State, list[State]]
     dist: dict[State, int]
     found: list[tuple[State, Entry]]
+    direct: dict[tuple, tuple | None] = field(default_factory=dict)  # see `_Search.direct`
 
 
 class _Search:
@@ -194,6 +198,7 @@ class _Search:
         self.lookups = lookups
         self.looked_up = frozenset(callee for _, callee in lookups)
         self._sites: dict[tuple[str, str], list[tuple[CallSite, str | None]]] = {}
+        self.budget = MAX_TARGET_STEPS
 
     def run(self, start: str, avoid: str | None = None, required: str | None = None, depth: int = 0) -> _Tree:
         """Backward breadth-first search from `start` (never through `avoid`), which is `depth`
@@ -229,6 +234,17 @@ class _Search:
         up to MAX_CANDIDATES with distinct values of the `relevant` parameters; the shortest
         infeasible chain of each way into the function met on the way; and whether the search
         went through every chain."""
+        kind = entry.kind if entry.kind not in BUILTIN_KINDS else None
+        direct = self.direct(tree, origin, (), kind) if not relevant else None
+        if direct is not None:  # the backward search's own shortest path can be taken
+            nodes, sites, values, holds = direct
+            chain = FoundChain(entry, (origin[0], *nodes), sites, values, holds)
+            if last is None:
+                return [chain], [], False
+            verdict = conditions_hold(_own_condition(last[1]), values, _where(last[1], last[0]))
+            if verdict[0] is not False:
+                passed = carried(self.graph, values, last[1], last[0])
+                return [FoundChain(entry, (*chain.nodes, last[0]), (*sites, last[1]), passed, True if verdict[0] and holds else None)], [], False
         order = itertools.count()
         heap = [(tree.dist[origin], 0, next(order), origin, (origin[0],), (), (), True)]
         closed: set[tuple[State, Values]] = set()
@@ -236,12 +252,13 @@ class _Search:
         keys: set[Values] = set()
         refused: dict[tuple[str, str | None], FoundChain] = {}
         steps = 0
-        while heap and steps < MAX_STEPS:
+        while heap and steps < MAX_STEPS and self.budget > 0:
             _, length, _, state, nodes, sites, values, holds = heapq.heappop(heap)
             if (state, values) in closed:
                 continue
             closed.add((state, values))
             steps += 1
+            self.budget -= 1
             if tree.dist[state] == 0:
                 chain = FoundChain(entry, nodes, sites, values, holds)
                 if last is not None:
@@ -274,6 +291,31 @@ class _Search:
                     heapq.heappush(heap, (length + 1 + tree.dist[following], length + 1, next(order), following,
                                           (*nodes, callee), (*sites, site), passed, both))
         return found, list(refused.values()), not heap
+
+    def direct(self, tree: _Tree, state: State, values: Values, kind: str | None) -> tuple | None:
+        """The backward search's shortest path from `state` to its start, taking for each pair the
+        first site whose condition is not ruled out: (nodes after `state`, sites, the values at
+        the end, satisfiable); None when a step is ruled out or passes through an entry point of
+        another kind than `kind`. Kept per state and values: entry points share their tails."""
+        key = (state, values, kind)
+        if key in tree.direct:
+            return tree.direct[key]
+        following = tree.toward[state]
+        result = None
+        if following is None:
+            result = ((), (), values, True)
+        elif not (kind and following[0] in self.entries and self.entries[following[0]].kind != kind):
+            callee = following[0]
+            for site, code in self.distinct_sites(state[0], callee):
+                holds, _ = conditions_hold(code, values, "")
+                if holds is False:
+                    continue
+                rest = self.direct(tree, following, carried(self.graph, values, site, callee), kind)
+                if rest is not None:
+                    result = ((callee, *rest[0]), (site, *rest[1]), rest[2], True if holds and rest[3] else None)
+                break
+        tree.direct[key] = result
+        return result
 
     def distinct_sites(self, caller: str, callee: str) -> list[tuple[CallSite, str | None]]:
         """The call sites of a pair that differ in condition or arguments, fewest conditions first."""
