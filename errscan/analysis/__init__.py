@@ -104,8 +104,8 @@ def _reachability(local: bool | None, found: Reach) -> tuple[bool | None, str | 
     if found.infeasible:
         count = len({chain.entry.node for chain in found.infeasible})
         first = found.infeasible[0]
-        return False, (f"every chain from the {count} entry point{'s' if count > 1 else ''} that reach its function "
-                       f"is infeasible: from `{first.entry.node}`, {first.why}")
+        points = f"{count} entry points that reach" if count > 1 else "1 entry point that reaches"
+        return False, f"every chain from the {points} its function is infeasible: from `{first.entry.node}`, {first.why}"
     return None, None
 
 

@@ -16,7 +16,7 @@ def test_a_flag_no_caller_passes_makes_every_chain_infeasible(analysis_catalog):
     (error,) = [e for e in analysis_catalog.errors if e.message.startswith("notification-only peers")]
     trigger = error.trigger
     assert trigger.satisfiable is True and not trigger.chains and trigger.connectors == ()
-    assert trigger.reachable is False and "every chain from the 1 entry point" in trigger.unreachable
+    assert trigger.reachable is False and "every chain from the 1 entry point that reaches its function is infeasible" in trigger.unreachable
     (chain,) = trigger.infeasible_chains
     assert chain.satisfiable is False and "`notify_only` is `False` (the default of `_load`, not passed at gated.py:17)" in chain.infeasible
     assert error.explanation.kind == "unreachable" and "cannot fire at this commit" in error.explanation.summary
