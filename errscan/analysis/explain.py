@@ -20,7 +20,7 @@ from errscan.analysis.advice import (
 from errscan.analysis.chains import Reach
 from errscan.analysis.commands import Setting, action, candidates, written
 from errscan.analysis.examples import Examples
-from errscan.analysis.knobs import KnobCatalog, carrier, default_of, json_path, knobs_at, spelling
+from errscan.analysis.knobs import KnobCatalog, carrier, default_of, json_path, knobs_at, settled, spelling
 from errscan.analysis.named import advised, decided, flags_in_words
 from errscan.analysis.ways import Way, for_part, positive_parts
 from errscan.analysis.solver import Value, rules_out, satisfiable
@@ -153,12 +153,21 @@ class Explainer:
         return ways
 
     def _way(self, condition: str, message: str, class_settings: dict[str, list[str]], part: bool = False) -> Way:
+        condition = self._settled(condition, class_settings)
         settings = self._settings_in(condition, class_settings)
         stated = self._stated(message)
         if stated is not None:
             setting, code = stated
             return Way(condition, tuple(dict.fromkeys((*settings, setting))), code, message if part else "", message)
         return Way(condition, settings, part=message if part else "", message=message)
+
+    def _settled(self, condition: str, class_settings: dict[str, list[str]]) -> str:
+        """The condition without its None tests of settings the program fills when they are unset."""
+        def filled(node: ast.expr) -> bool:
+            setting = self.setting_at(node, class_settings)
+            return setting is not None and decided(setting.knob, self.catalog)
+
+        return settled(condition, filled)
 
     def _settings_in(self, condition: str, class_settings: dict[str, list[str]]) -> tuple[Setting, ...]:
         tree = parse_expression(condition)
@@ -312,7 +321,7 @@ class Explainer:
         """The settings the shortest chain needs on its way (`"use_native": true`), in words."""
         if not found.chains:
             return None, None
-        condition = render(found.chains[0].condition, "deep")
+        condition = self._settled(render(found.chains[0].condition, "deep") or "", class_settings)
         if not condition:
             return None, None
         way = Way(condition, self._settings_in(condition, class_settings))

@@ -14,6 +14,7 @@ import ast
 import re
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Callable
 
 from errscan.analysis.entries import validates
 from errscan.extract.conditions import parse_expression
@@ -116,6 +117,39 @@ def _none_test(node: ast.Compare) -> bool:
     other = node.comparators[0]
     return (len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))
             and isinstance(other, ast.Constant) and other.value is None)
+
+
+def settled(condition: str, never_none: Callable[[ast.expr], bool]) -> str:
+    """`condition` with each None test of a value that is never None (`never_none`: a field its
+    config fills when unset) replaced by its outcome, and `and`/`or`/`not` over it folded:
+    `cfg.engine_id is not None and x > 1` is `x > 1`. Unchanged when there is no such test."""
+    tree = parse_expression(condition)
+    if tree is None or not any(isinstance(n, ast.Compare) and _none_test(n) and never_none(n.left) for n in ast.walk(tree)):
+        return condition
+    return ast.unparse(_fold(ast.parse(condition, mode="eval").body, never_none))
+
+
+def _fold(node: ast.expr, never_none: Callable[[ast.expr], bool]) -> ast.expr:
+    if isinstance(node, ast.Compare) and _none_test(node) and never_none(node.left):
+        return ast.Constant(isinstance(node.ops[0], (ast.IsNot, ast.NotEq)))
+    for name, value in ast.iter_fields(node):
+        if isinstance(value, ast.expr):
+            setattr(node, name, _fold(value, never_none))
+        elif isinstance(value, list):
+            setattr(node, name, [_fold(v, never_none) if isinstance(v, ast.expr) else v for v in value])
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and _constant(node.operand) is not None:
+        return ast.Constant(not _constant(node.operand))
+    if isinstance(node, ast.BoolOp):
+        absorbing = isinstance(node.op, ast.Or)  # True absorbs an `or`, False an `and`
+        if any(_constant(v) is absorbing for v in node.values):
+            return ast.Constant(absorbing)
+        kept = [v for v in node.values if _constant(v) is None]
+        return ast.Constant(not absorbing) if not kept else kept[0] if len(kept) == 1 else ast.BoolOp(node.op, kept)
+    return node
+
+
+def _constant(node: ast.expr) -> bool | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, bool) else None
 
 
 def knobs_in(expression: str, catalog: KnobCatalog, profile: Profile, arguments: bool = True) -> list[Knob]:

@@ -6,6 +6,13 @@ from errscan.extract.facts import ClassFact, ModuleFacts
 from errscan.extract.names import qualify
 
 _MAX_HOPS = 16
+MODULE_CODE = "<module>"
+
+
+def function_node(module: str, scope: str) -> str:
+    """The node of a function of `module` (`scope` is its qualified name in the module; "" is the
+    module's own code)."""
+    return f"{module}.{scope}" if scope else f"{module}.{MODULE_CODE}"
 
 
 class PackageIndex:

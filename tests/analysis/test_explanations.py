@@ -193,3 +193,19 @@ def test_a_class_from_the_users_own_module_is_to_change_as_the_message_asks(expl
     assert fix.setting == "kv_connector_module_path"
     assert "must accept kv_cache_config as the third constructor argument" in fix.text
     assert "No setting" not in own.summary and "StoreConnector" not in own.summary
+
+
+def test_a_field_the_config_fills_itself_is_no_fix_nor_clause(explained):
+    """`engine_id is not None` always holds once the config filled it: neither the error's own
+    condition nor the path's (`this code runs only if ...`) is said to depend on it."""
+    split = explained["FilledConnector cannot split the decode context"]
+    assert fixes(split) == [("--decode-context-parallel-size", "1")]
+    assert "engine_id" not in split.summary and "`--decode-context-parallel-size` is greater than `1`" in split.summary
+    load = explained["FilledConnector cannot load in slow mode"]
+    assert "engine_id" not in load.summary and "runs only if" not in load.summary
+
+
+def test_an_extra_config_key_read_by_subscript_into_self_is_the_setting(explained):
+    strict = explained["SubscriptConnector needs the NHD layout, not {forward_context.layout}"]
+    assert fixes(strict) == [("kv_connector_extra_config.strict_layout", "false")]
+    assert "`kv_connector_extra_config.strict_layout` in `--kv-transfer-config` is on" in strict.summary

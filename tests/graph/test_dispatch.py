@@ -88,3 +88,25 @@ def test_a_plain_read_of_a_property_calls_its_getter():
     assert callees(graph, "property_chain.Writer.describe") == {"property_chain.Writer.worker": {"property"}}
     assert not callees(graph, "property_chain.Worker.__init__")  # `self.wrapper` is no property
     assert callees(graph, "property_chain.Writer.hand_over") == {"property_chain.Writer.worker": {"property"}}
+
+
+def _lines(graph, caller: str, callee: str) -> list[int]:
+    return [site.line for site in graph.graph[f"calls.{caller}"][f"calls.{callee}"]["sites"]]
+
+
+def test_a_property_read_into_a_local_runs_its_getter_where_it_is_bound():
+    graph = graph_of("property_through_local")
+    assert _lines(graph, "property_through_local.Sender.flush", "property_through_local.Sender.engine") == [28]
+    assert "calls.property_through_local.Pipe.send" in graph.graph["calls.property_through_local.Sender.flush"]
+    assert _lines(graph, "property_through_local.Sender.send", "property_through_local.Sender.engine") == [32]
+    assert _lines(graph, "property_through_local.Sender.send", "property_through_local.Engine.channel") == [33]
+
+
+def test_a_class_constructed_for_an_attribute_is_its_type_over_a_looser_annotation():
+    graph = graph_of("constructor_over_annotation")
+    fast, slow, base = ({f"constructor_over_annotation.{c}.run"} for c in ("Fast", "Slow", "Base"))
+    assert set(callees(graph, "constructor_over_annotation.Declared.go")) == fast
+    assert set(callees(graph, "constructor_over_annotation.Annotated.go")) == fast
+    assert set(callees(graph, "constructor_over_annotation.Either.go")) == base | fast | slow  # either is built
+    assert set(callees(graph, "constructor_over_annotation.Given.go")) == base | fast | slow  # or what was given
+    assert set(callees(graph, "constructor_over_annotation.Chosen.go")) == base | fast | slow  # or another value

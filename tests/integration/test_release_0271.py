@@ -205,4 +205,7 @@ def test_every_way_into_a_function_gets_a_chain(catalog):
 
 def test_settings_vllm_fills_itself_or_reads_in_helpers(catalog):
     assert not any(k.name == "KVTransferConfig.engine_id" for e in catalog.errors for k in e.trigger.knobs)
+    # nor a fix or a clause of a summary: its `is not None` test always passes
+    assert not [e.id for e in catalog.errors if any(f.setting == "engine_id" for f in e.explanation.fixes)]
+    assert not [e.id for e in catalog.errors if "`engine_id`" in e.explanation.summary]
     assert ("env", "VLLM_SSM_CONV_STATE_LAYOUT") in knob_set(error_at(catalog, "nixl/base_worker.py", 316))

@@ -1,0 +1,154 @@
+"""The calls of the walk (`collect.py`): each call, function passed along and `self.a.b` read, with
+the local aliases (`cls = pick()`) a later call goes through."""
+
+from __future__ import annotations
+
+import ast
+
+from errscan.extract.astutil import argument_text, dotted
+from errscan.extract.conditions import Condition, unparse
+from errscan.extract.dataflow import mutated_by_call
+from errscan.extract.facts import AppendFact, CallFact
+
+# Nodes that hold no call, or whose calls belong to another scope.
+_LEAVES = frozenset({
+    ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del, ast.FunctionDef, ast.AsyncFunctionDef,
+    ast.ClassDef, ast.Lambda, str, int, bool, type(None),
+})
+# Fields that never hold an expression: the walk for calls does not look into them.
+_SCALAR_FIELDS = frozenset({
+    "ctx", "op", "ops", "id", "attr", "arg", "name", "names", "module", "level", "conversion",
+    "is_async", "kind", "type_comment", "simple",
+})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}  # node type -> its fields that may hold expressions
+
+
+class CallWalk:
+    """The part of `collect.FactCollector` that records calls; it uses the collector's state."""
+
+    def expressions(self, nodes: list[ast.AST], terms: Condition) -> None:
+        """Calls (and list appends) within these nodes, not descending into nested scopes."""
+        stack: list = list(nodes)
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind in _LEAVES:
+                continue
+            if kind is ast.Call:
+                self.call(node, terms)
+                root = node.func
+                while type(root) is ast.Attribute:
+                    root = root.value
+                if type(root) is ast.Name:  # `f`, `a.b.f`, `self.a.f`: the call's own fact covers it
+                    stack.extend(node.args)
+                    stack.extend(node.keywords)
+                    continue
+            elif kind is ast.Attribute:
+                # A dotted name holds no call: only its root may (`f().a.b`, `x[0].a`).
+                root = node.value
+                while type(root) is ast.Attribute:
+                    root = root.value
+                if type(root) is not ast.Name:
+                    stack.append(root)
+                elif root.id in ("self", "cls"):
+                    read = node if type(node.ctx) is ast.Load else node.value  # `self.a.b = v` reads self.a
+                    if type(read) is ast.Attribute:
+                        self.read(_self_chain(read), node.lineno, terms)
+                continue
+            fields = _CHILD_FIELDS.get(kind)
+            if fields is None:
+                fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _SCALAR_FIELDS)
+            for name in fields:
+                value = getattr(node, name, None)
+                if type(value) is list:
+                    stack.extend(value)
+                else:
+                    stack.append(value)
+
+    def read(self, text: str, line: int, terms: Condition) -> None:
+        """`self.a.b` read (not called): a property on the way calls its getter. Once per
+        function, text and condition."""
+        key = (self.frame.scope, text, terms)
+        if key not in self.reads_seen:
+            self.reads_seen.add(key)
+            self.calls.append(CallFact(self.frame.scope, text, line, terms, (), (), "read"))
+
+    def call(self, node: ast.Call, terms: Condition) -> None:
+        receiving = self.arguments.pop(node, None)
+        if type(node.func) is ast.Attribute:
+            self.changes.extend((k, False) for k in mutated_by_call(node, self.logs.level) if k in self.frame.bound or k[:5] == "self.")
+        callee = _callee_text(node.func)
+        arguments = tuple(argument_text(a) for a in node.args)
+        keywords = tuple((k.arg or "**", argument_text(k.value)) for k in node.keywords)
+        for key, argument in [*enumerate(node.args), *((k.arg, k.value) for k in node.keywords)]:
+            if callee and type(argument) is ast.Call:
+                self.arguments[argument] = f"{callee}:{key}"
+            passed = dotted(argument) if isinstance(argument, (ast.Name, ast.Attribute)) else None
+            head = passed.split(".")[0] if passed else None
+            # A local's value is data (a function passed on is `self.run`, a module's name or an
+            # import); `self`/`cls` are the exception, as their methods are what gets passed.
+            aliased = any(text for text, _ in self.frame.aliases.get(head, ()))  # `cb = self.run`
+            if passed and (head not in self.frame.bound or aliased or (head in ("self", "cls") and "." in passed)):
+                through = tuple(self.expand(passed, ())) if aliased else ()
+                to = f"{callee}:{key}" if callee else None
+                self.calls.append(CallFact(
+                    self.frame.scope, passed, node.lineno, terms, (), through, "reference", to, (), arguments, keywords))
+        if callee is None:
+            return
+        literal = tuple(a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in node.args)
+        aliases = tuple(self.expand(callee, ())) if callee.split(".")[0] in self.frame.aliases else ()
+        strings = tuple(
+            (k.arg, k.value.value) for k in node.keywords if k.arg and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)
+        )
+        self.calls.append(CallFact(
+            self.frame.scope, callee, node.lineno, terms, literal, aliases, "call", receiving, strings, arguments, keywords))
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "append" and isinstance(func.value, ast.Name) and len(node.args) == 1:
+            source = unparse(node.args[0])
+            self.appends.append(AppendFact(self.frame.scope, func.value.id, source, node.lineno, terms))
+
+    def alias(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition) -> None:
+        """`cls = module.Impl`: remember what a later `cls(...)` may call, and when."""
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if self.scopes.at_module or len(targets) != 1 or not isinstance(targets[0], ast.Name) or stmt.value is None:
+            return
+        value = stmt.value
+        if isinstance(value, (ast.Name, ast.Attribute)):
+            choices = self.expand(dotted(value), terms)
+        elif isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)) and dotted(value.func):
+            choices = [(text + "()" if text else None, when) for text, when in self.expand(dotted(value.func), terms)]
+        else:
+            choices = [(None, terms)]
+        self.frame.aliases.setdefault(targets[0].id, []).extend(choices)
+
+    def expand(self, name: str | None, terms: Condition) -> list[tuple[str | None, Condition]]:
+        """A dotted name whose head is itself a local alias, through each of that alias's bindings."""
+        if name is None:
+            return [(None, terms)]
+        head, dot, rest = name.partition(".")
+        known = self.frame.aliases.get(head)
+        if not known:
+            return [(name, terms)]
+        return [(None if base is None else base + dot + rest, when + terms) for base, when in known]
+
+
+def _callee_text(func: ast.expr) -> str | None:
+    """`f`, `a.b.f`, `super().f`, and `get().f` (a method of what a call returns)."""
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
+        inner = dotted(func.value.func)
+        if inner == "super" and not func.value.args:
+            return f"super().{func.attr}"
+        return f"{inner}().{func.attr}" if inner else None
+    return dotted(func)
+
+
+def _self_chain(node: ast.Attribute) -> str | None:
+    """`self.a.b` (or `cls.a.b`) as text: plain attributes of `self`/`cls`; None for anything else."""
+    names = []
+    while type(node) is ast.Attribute:
+        names.append(node.attr)
+        node = node.value
+    if type(node) is ast.Name and node.id in ("self", "cls"):
+        return ".".join([node.id, *reversed(names)])
+    return None
+

@@ -1,0 +1,236 @@
+"""The definitions of the walk (`collect.py`): functions, classes, imports, and what assignments
+say about attributes (their types, defaults and the settings they read)."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Container
+
+from errscan.extract.astutil import (
+    binding_counts, bindings_of, bound_names, constant_text, dotted, rebound_parameters, strip_call, strip_optional,
+)
+from errscan.extract.conditions import Condition, unparse
+from errscan.extract.facts import AttributeDefault, AttributeRead, AttributeType, CallFact, ClassFact, FieldFact, FunctionFact
+from errscan.extract.names import resolve_relative
+from errscan.extract.tables import class_constants, table_of
+
+
+@dataclass
+class Frame:
+    """Per-function state of the walk."""
+
+    scope: str
+    once: frozenset[str]  # locals assigned exactly once in the function
+    bound: Container[str]  # every local and parameter of the function, but its nested defs
+    params: dict[str, str]  # annotated parameters: name -> annotation
+    aliases: dict[str, list[tuple[str | None, Condition]]]
+
+
+class DefinitionWalk:
+    """The part of `collect.FactCollector` that reads definitions; it uses the collector's state."""
+
+    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        if self.scopes.at_module:
+            self.local_defs.add(node.name)
+        self.expressions(node.decorator_list + list(node.args.defaults), ())
+        self.scopes.push(node.name, True)
+        scope = self.scopes.current
+        params = tuple(
+            (a.arg, dotted(strip_optional(a.annotation)) if a.annotation is not None else None)
+            for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+        )
+        returns = strip_optional(node.returns)  # `X | None` -> X
+        klass = self.class_stack[-1] if self.class_stack and self.class_stack[-1] == scope.rsplit(".", 1)[0] else None
+        counts = binding_counts(node)
+        self.functions.append(
+            FunctionFact(
+                self.qualify_scope(scope), scope, node.lineno, params,
+                tuple(d for d in (dotted(strip_call(x)) for x in node.decorator_list) if d),
+                ast.get_docstring(node), self.qualify_scope(klass) if klass else None,
+                dotted(returns), _class_of_type(returns), len(node.args.posonlyargs) + len(node.args.args),
+                _constant_defaults(node.args), rebound_parameters(node, counts[0]),
+            )
+        )
+        if any(isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) for d in node.decorator_list):
+            enclosing = scope.rsplit(".<locals>.", 1)[0] if ".<locals>." in scope else ""
+            registered = CallFact(enclosing, node.name, node.lineno, (), (), (), "reference")
+            if enclosing == self.frame.scope:
+                self.calls.append(registered)
+        self.body(node, scope, params, bindings_of(*counts))
+        self.scopes.pop()
+
+    def body(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: str, params: tuple, bound: tuple) -> None:
+        """A function's body, in a frame of its own: its conditions start at the function's entry."""
+        saved, saved_depth, saved_changes, saved_assigned = self.frame, self.loop_depth, self.changes, self.assigned
+        self.frame, self.loop_depth = Frame(scope, *bound, {p: a for p, a in params if a}, {}), 0
+        self.changes, self.assigned = [], set()
+        self.block(node.body, (), {}, ())
+        self.frame, self.loop_depth, self.changes, self.assigned = saved, saved_depth, saved_changes, saved_assigned
+
+    def klass(self, node: ast.ClassDef) -> None:
+        if self.scopes.at_module:
+            self.local_defs.add(node.name)
+        self.expressions(node.bases + node.decorator_list, ())
+        self.scopes.push(node.name, False)
+        scope = self.scopes.current
+        fields, methods = [], []
+        for stmt in node.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                default = dotted(stmt.value) if stmt.value is not None else None
+                annotation = dotted(strip_optional(stmt.annotation))
+                literal = repr(stmt.value.value) if isinstance(stmt.value, ast.Constant) else None
+                fields.append(FieldFact(stmt.target.id, annotation, default, literal))
+                if annotation:
+                    self.attribute_types.append(AttributeType(scope, stmt.target.id, annotation))
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                methods.append(stmt.name)
+        constants = class_constants(scope, node.body)
+        if constants is not None:
+            self.tables.append(constants)
+        self.classes.append(
+            ClassFact(
+                self.qualify_scope(scope),
+                tuple(d for d in (dotted(b) for b in node.bases) if d),
+                node.lineno,
+                tuple(d for d in (dotted(strip_call(x)) for x in node.decorator_list) if d),
+                tuple(fields),
+                tuple(methods),
+            )
+        )
+        self.class_stack.append(scope)
+        saved = self.frame
+        self.frame = Frame(scope, frozenset(), frozenset(), {}, {})
+        self.block(node.body, (), {}, ())
+        self.frame = saved
+        self.class_stack.pop()
+        self.scopes.pop()
+
+    def assignment(self, stmt: ast.Assign | ast.AnnAssign) -> None:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if len(targets) == 1 and isinstance(targets[0], ast.Name) and stmt.value is not None:
+            table = table_of(self.frame.scope, targets[0].id, stmt.value)
+            if table is not None:
+                self.tables.append(table)
+        if self.scopes.at_module:
+            for target in targets:
+                self.local_defs.update(bound_names(target))
+            if len(targets) == 1 and isinstance(targets[0], ast.Name) and stmt.value is not None:
+                value = stmt.value.func if isinstance(stmt.value, ast.Call) else stmt.value
+                name = dotted(value)
+                if _is_none(value) and any(s == "" and local == targets[0].id for s, local, _ in self.imports):
+                    self.module_values[targets[0].id] = "None"  # `except ImportError: X = None`: an optional import
+                elif name:
+                    suffix = "()" if isinstance(stmt.value, ast.Call) else ""
+                    self.module_values[targets[0].id] = name + suffix
+        # `self.x = Foo(...)` / `self.x: Foo = ...` in a method types the attribute x (both written
+        # down for `self.x: Base = Foo(...)`: the graph prefers the class constructed).
+        klass = self.class_stack[-1] if self.class_stack else None
+        if klass is None or stmt.value is None and not isinstance(stmt, ast.AnnAssign):
+            return
+        for target in targets:
+            for element in target.elts if isinstance(target, (ast.Tuple, ast.List)) else ():
+                if _self_attribute(element):  # `self.a, self.b = ...`: of no known type
+                    self.attribute_types.append(AttributeType(klass, element.attr, "", False, self.frame.scope))
+            if _self_attribute(target):
+                typed = dotted(strip_optional(stmt.annotation)) if isinstance(stmt, ast.AnnAssign) else None
+                if typed:
+                    self.attribute_types.append(AttributeType(klass, target.attr, typed, False, self.frame.scope))
+                if isinstance(stmt.value, ast.Call) and dotted(stmt.value.func):
+                    for made, _ in self.expand(dotted(stmt.value.func), ()):
+                        # `cls = pick(); self.x = cls(...)` types x by each choice
+                        self.attribute_types.append(AttributeType(klass, target.attr, made or "", bool(made), self.frame.scope))
+                elif not typed and isinstance(stmt.value, ast.Name) and stmt.value.id in self.frame.params:
+                    typed = self.frame.params[stmt.value.id]
+                    self.attribute_types.append(AttributeType(klass, target.attr, typed, False, self.frame.scope, True))
+                elif not typed and stmt.value is not None:
+                    self.attribute_types.append(AttributeType(klass, target.attr, "", False, self.frame.scope))
+                read = _setting_read(stmt.value)
+                if read:
+                    self.attribute_reads.append(AttributeRead(klass, target.attr, read))
+
+    def default(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition) -> None:
+        """`self.x = ...` (or `self.a.x = ...`) under a test of that very attribute: an `AttributeDefault`."""
+        for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+            written = dotted(target) if isinstance(target, ast.Attribute) else None
+            if written and written.startswith("self.") and written.count(".") <= 2:
+                test = next((t.raw for t in terms if _mentions(t.raw, written)), None)
+                if test is not None:
+                    self.attribute_defaults.append(AttributeDefault(self.frame.scope, written[len("self."):], test))
+
+    def import_(self, node: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    self.bind_import(alias.asname, alias.name)
+                else:
+                    head = alias.name.split(".")[0]
+                    self.bind_import(head, head)
+            return
+        base = resolve_relative(self.module, self.is_pkg, node.level, node.module)
+        for alias in node.names:
+            if alias.name != "*":
+                self.bind_import(alias.asname or alias.name, f"{base}.{alias.name}" if base else alias.name)
+            elif base:  # `from .mod import *`: recorded as `*<module>`, which no name can shadow
+                self.imports.append((self.scopes.current, f"*{base}", base))
+
+    def bind_import(self, local: str, target: str) -> None:
+        self.imports.append((self.scopes.current, local, target))
+        if self.scopes.at_module:
+            self.local_defs.add(local)
+
+
+def _self_attribute(node: ast.expr) -> bool:
+    """`self.x` (an assignment's target)."""
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def _is_none(value: ast.expr) -> bool:
+    return isinstance(value, ast.Constant) and value.value is None
+
+
+def _setting_read(value: ast.expr | None) -> str | None:
+    """The code of a value that may read a setting: a dotted chain (`cfg.kv_transfer_config.kv_role`),
+    a string key of one (`cfg.extra["key"]`) or a call with a string key first (`extra.get("key",
+    True)`); None for anything else."""
+    if isinstance(value, ast.Attribute):
+        return dotted(value)
+    if (
+        isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant)
+        and isinstance(value.slice.value, str) and dotted(value.value)
+    ):
+        return unparse(value)
+    if (
+        isinstance(value, ast.Call) and value.args and isinstance(value.args[0], ast.Constant)
+        and isinstance(value.args[0].value, str) and dotted(value.func)
+    ):
+        return unparse(value)
+    return None
+
+
+def _mentions(code: str, name: str) -> bool:
+    """Whether `code` reads the whole dotted name (`self.x` in `self.x is None`, not in `self.xs`)."""
+    start = code.find(name)
+    while start >= 0:
+        end = start + len(name)
+        before = code[start - 1] if start else " "
+        after = code[end] if end < len(code) else " "
+        if not (before.isalnum() or before in "_.") and not (after.isalnum() or after == "_"):
+            return True
+        start = code.find(name, end)
+    return False
+
+
+def _class_of_type(node: ast.expr | None) -> str | None:
+    """`type[X]`, `typing.Type[X]`: X, dotted."""
+    if isinstance(node, ast.Subscript) and dotted(node.value) in ("type", "Type", "typing.Type"):
+        return dotted(strip_optional(node.slice))
+    return None
+
+
+def _constant_defaults(args: ast.arguments) -> tuple[tuple[str, str], ...]:
+    """(parameter, default) for each parameter whose default is a constant a chain can carry."""
+    positional = args.posonlyargs + args.args
+    pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]
+    found = ((a.arg, constant_text(d)) for a, d in pairs if d is not None)
+    return tuple((name, text) for name, text in found if text is not None)
