@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -58,11 +59,12 @@ def analyze(
     finder = SurfaceFinder(graph, profile, [error for error, _, _ in sites])
     per_function: dict[str, tuple[Reach, dict[str, list[Source]]]] = {}  # many sites share a function
     tested = _tested_names(sites)
+    named = Counter(call.callee.rsplit(".", 1)[-1] for module in graph.index.modules.values() for call in module.calls)
     analyzed: list[ErrorSite] = []
     for error, raw, module in sites:
         node = function_node(module.module, "" if raw.function == "<module>" else raw.function)
         if node not in per_function:
-            per_function[node] = (reach(graph, node, entries, lookups, tested[node]), _class_reads(graph, node, reads))
+            per_function[node] = (reach(graph, node, entries, lookups, tested[node], named.__getitem__), _class_reads(graph, node, reads))
         searched, settings = per_function[node]
         terms, contributions = _site_terms(raw, module)
         local = render(terms, "deep")
@@ -101,7 +103,7 @@ def _reachability(local: bool | None, found: Reach) -> tuple[bool | None, str | 
         return False, "what must hold at the raise contradicts itself or the checks before it on the same path"
     if found.entries:
         return True, None
-    if found.infeasible:
+    if found.infeasible and found.closed:
         count = len({chain.entry.node for chain in found.infeasible})
         first = found.infeasible[0]
         points = f"{count} entry points that reach" if count > 1 else "1 entry point that reaches"

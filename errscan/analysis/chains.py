@@ -64,6 +64,10 @@ class Reach:
     refused: dict[str, FoundChain] = field(default_factory=dict)  # entry node -> its shortest infeasible chain
     ways: tuple[FoundChain, ...] = ()  # the shortest feasible chain through each way into the function
     turned: tuple[FoundChain, ...] = ()  # ways into the function that the nearest entry points cannot take
+    # Whether every call that may run the function is known: each of its callers is reached from
+    # an entry point, and no call the graph left unresolved names it. Only then do infeasible
+    # chains from every entry point prove it never runs.
+    closed: bool = False
     chains: tuple[FoundChain, ...] = ()  # filled by `select`: the chains shown
     infeasible: tuple[FoundChain, ...] = ()  # filled by `select`: entries' chains that cannot be taken
 
@@ -81,14 +85,15 @@ def conjoin(*conditions: Condition) -> Condition:
 
 def reach(
     graph: CallGraph, target: str, entries: dict[str, Entry], lookups: frozenset[tuple[str, str]] = frozenset(),
-    relevant: frozenset[str] = frozenset(),
+    relevant: frozenset[str] = frozenset(), named: Callable[[str], int] = lambda name: 0,
 ) -> Reach:
     """Every entry that reaches `target` within MAX_DEPTH calls, and its feasible chains.
 
     `lookups` are the edges that call a method on the plugin class looked up at run time for the
     configured plugin name: through one, an entry of plugin P reaches only the method P's class
     resolves to. `relevant` names the target's parameters its sites test: chains that bind them
-    differently are kept apart, as a site may hold under one and not the other."""
+    differently are kept apart, as a site may hold under one and not the other. `named` counts the
+    calls in the package that name a function or class (resolved or not)."""
     search = _Search(graph, entries, lookups)
     tree = search.run(target)
     nearest: dict[str, tuple[State, Entry]] = {}
@@ -122,7 +127,25 @@ def reach(
         known = reached.get(entry.node)
         plugins = (known.plugins if known else ()) + tuple(p for p in entry.plugins if not known or p not in known.plugins)
         reached[entry.node] = replace(entry, plugins=plugins)
-    return Reach(tuple(reached.values()), candidates, refused, tuple(sorted(ways, key=_length)), tuple(turned))
+    closed = _closed(graph, target, tree, named)
+    return Reach(tuple(reached.values()), candidates, refused, tuple(sorted(ways, key=_length)), tuple(turned), closed)
+
+
+def _closed(graph: CallGraph, target: str, tree: _Tree, named: Callable[[str], int]) -> bool:
+    """Whether every call that may run `target` is a resolved one from a caller an entry reaches."""
+    if target not in graph.graph:
+        return False
+    owner, _, name = target.rpartition(".")
+    sites = sum(len(graph.graph[caller][target]["sites"]) for caller in graph.graph.predecessors(target))
+    if named(owner.rsplit(".", 1)[-1] if name == "__init__" else name) > sites:
+        return False
+    reached, frontier = set(), [state for state, _ in tree.found]
+    while frontier:
+        state = frontier.pop()
+        if state not in reached:
+            reached.add(state)
+            frontier += tree.nexts.get(state, ())
+    return all(state in reached for state, following in tree.toward.items() if following == (target, None))
 
 
 def select(found: Reach, final: Callable[[Values], Verdict]) -> Reach:
@@ -138,7 +161,6 @@ def select(found: Reach, final: Callable[[Values], Verdict]) -> Reach:
         else:
             infeasible.append(_judged(*verdicts[0]))
     infeasible += found.refused.values()
-    dropped = {chain.entry.node for chain in infeasible}
     shown = sorted(chosen, key=_length)[:MAX_CHAINS]
     covered = {_way(chain) for chain in shown}
     ways = 0
@@ -148,6 +170,7 @@ def select(found: Reach, final: Callable[[Values], Verdict]) -> Reach:
             covered.add(_way(way))
             shown.append(judged)
             ways += 1
+    dropped = {chain.entry.node for chain in infeasible} - {chain.entry.node for chain in shown}
     entries = tuple(e for e in found.entries if e.node not in dropped)
     unique = {(chain.entry.node, _way(chain)): chain for chain in [*found.turned[::-1], *infeasible[::-1]]}
     kept = tuple(sorted(unique.values(), key=_length)[:MAX_CHAINS])
