@@ -15,7 +15,8 @@ import msgspec
 
 SCHEMA_VERSION = 8  # 2: records carry `explanation`; 3: call-graph edges carry `receiver`; 4: log sites (`kind` "log", `level`);
 # 5: api/callgraph.json integer-indexed and only toward catalogued functions, api/matcher.json; 6: `surfaces_as`;
-# 7: `Trigger.http_status`; 8: `Explanation.reproduce` and `Explanation.check`
+# 7: `Trigger.http_status`; 8: `Explanation.reproduce` and `check`; `Trigger.satisfiable`, `reachable`, `unreachable`,
+# `infeasible_chains`, `Chain.satisfiable`, `infeasible`
 
 ErrorId = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{16}$")]  # see docs/ids.md
 
@@ -63,6 +64,10 @@ class Chain(Record):
     steps: tuple[ChainStep, ...]  # steps[i] calls path[i + 1] from path[i]
     condition: str | None  # conjunction of the call-site conditions along the chain
     trigger: str | None  # the chain's condition and the site's: when this way in raises
+    # Whether each step's condition and the site's can hold with the arguments carried along the
+    # chain (`analysis/bindings.py`): True, False (proved not: `infeasible` says why) or None (unknown).
+    satisfiable: bool | None = None
+    infeasible: str | None = None
 
 
 class Knob(Record):
@@ -96,6 +101,12 @@ class Trigger(Record):
     # The HTTP status a web request gets when a route reaches the error (the server's error
     # handlers map it from the exception's class); None when no route reaches it.
     http_status: int | None = None
+    satisfiable: bool | None = None  # whether `condition` (with the checks before it) can hold; None: unknown
+    # False: proved never to fire at this commit (`unreachable` says why); True: an entry point
+    # reaches it by a chain not proved infeasible; None: no entry point is known to reach it.
+    reachable: bool | None = None
+    unreachable: str | None = None
+    infeasible_chains: tuple[Chain, ...] = ()  # chains from entry points that cannot be taken (JSON only)
 
 
 ExplanationKind = Literal["configuration", "environment", "usage", "internal", "unreachable"]

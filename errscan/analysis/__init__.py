@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
 import msgspec
 
 from errscan.analysis.bynames import add_calls_by_name
-from errscan.analysis.chains import Reach, conjoin, reach
+from errscan.analysis.bindings import conditions_hold
+from errscan.analysis.chains import FoundChain, Reach, conjoin, reach, select
 from errscan.analysis.entries import Entry, Plugin, find_entries, find_plugins, plugin_lookups
 from errscan.analysis.explain import Explainer
 from errscan.analysis.helpers import HelperSettings
@@ -23,16 +25,17 @@ from errscan.analysis.knobs import KnobCatalog, flags_in_message, knobs_in
 from errscan.analysis.plain import plain_words
 from errscan.analysis.related import related_errors
 from errscan.analysis.solutions import solutions
+from errscan.analysis.solver import satisfiable
 from errscan.analysis.tables import table_plugins
 from errscan.analysis.userpaths import class_plugins, request_fields, route_plugins
 from errscan.analysis.surfaces import SurfaceFinder, message_template
 from errscan.extract.conditions import Condition, Term, conjuncts, make_term, negate, parse_expression, render
 from errscan.extract.facts import ModuleFacts
 from errscan.extract.sites import RawSite
+from errscan.extract.unparse import fast_unparse
 from errscan.graph.calls import CallGraph, function_node
 from errscan.model import Chain, ChainStep, Contribution, ErrorSite, Knob, Trigger
 from errscan.profiles import Profile
-from errscan.extract.unparse import fast_unparse
 
 
 @dataclass(frozen=True)
@@ -56,13 +59,17 @@ def analyze(
     reads = _attribute_reads(graph)
     finder = SurfaceFinder(graph, profile, [error for error, _, _ in sites])
     per_function: dict[str, tuple[Reach, dict[str, list[Source]]]] = {}  # many sites share a function
+    tested = _tested_names(sites)
+    named = Counter(call.callee.rsplit(".", 1)[-1] for module in graph.index.modules.values() for call in module.calls)
     analyzed: list[ErrorSite] = []
     for error, raw, module in sites:
         node = function_node(module.module, "" if raw.function == "<module>" else raw.function)
         if node not in per_function:
-            per_function[node] = (reach(graph, node, entries, lookups), _class_reads(graph, node, reads))
-        found, settings = per_function[node]
+            per_function[node] = (reach(graph, node, entries, lookups, tested[node], named.__getitem__), _class_reads(graph, node, reads))
+        searched, settings = per_function[node]
         terms, contributions = _site_terms(raw, module)
+        local = render(terms, "deep")
+        found = select(searched, lambda values: conditions_hold(local, values, f"line {raw.line}"))
         trigger = _trigger(error, raw, module, terms, contributions, found, helpers, len({p.name for p in plugins}), settings)
         if error.kind != "log" and error.exception:
             exception = graph.qualify(module, "" if raw.function == "<module>" else raw.function, error.exception) or error.exception
@@ -81,6 +88,30 @@ def analyze(
     with_chain = sum(1 for e in analyzed if e.trigger.chains)
     parse_expression.cache_clear()  # its trees are only for this analysis, and not small
     return analyzed, AnalysisStats(len(entries), len(plugins), with_chain)
+
+
+def _tested_names(sites: list[tuple[ErrorSite, RawSite, ModuleFacts]]) -> dict[str, frozenset[str]]:
+    """Per raising function, the names its sites' conditions read (its parameters among them)."""
+    names: dict[str, set[str]] = {}
+    for _, raw, module in sites:
+        node = function_node(module.module, "" if raw.function == "<module>" else raw.function)
+        names.setdefault(node, set()).update(name for term in raw.condition for name in term.names)
+    return {node: frozenset(found) for node, found in names.items()}
+
+
+def _reachability(local: bool | None, found: Reach) -> tuple[bool | None, str | None]:
+    """Whether the error can fire at all, and why not: its own condition cannot hold, or every
+    chain from every entry point that reaches its function is infeasible."""
+    if local is False:
+        return False, "what must hold at the raise contradicts itself or the checks before it on the same path"
+    if found.entries:
+        return True, None
+    if found.infeasible and found.closed:
+        count = len({chain.entry.node for chain in found.infeasible})
+        first = found.infeasible[0]
+        points = f"{count} entry points that reach" if count > 1 else "1 entry point that reaches"
+        return False, f"every chain from the {points} its function is infeasible: from `{first.entry.node}`, {first.why}"
+    return None, None
 
 
 def http_status(graph: CallGraph, profile: Profile, exception: str, found: Reach) -> int | None:
@@ -122,6 +153,9 @@ def _trigger(
     own_parts = _conjuncts(render(own))
     deep_parts = _conjuncts(render(own, "deep"))
     chains = tuple(_chain(c, terms) for c in found.chains)
+    own_deep = render(own, "deep")
+    holds = satisfiable(own_deep, *(t.deep for t in terms if t.other_error and not t.pseudo)) if own_deep else True
+    reachable, unreachable = _reachability(holds, found)
     registered = {r.kind for r in profile.registries}
     reached = {(p.name, p.kind, p.setting) for entry in found.entries for p in entry.plugins}
     plugin_names = sorted({name for name, kind, _ in reached if kind in registered})
@@ -164,6 +198,10 @@ def _trigger(
         connectors=tuple(plugin_names),
         knobs=tuple(sorted(set(knobs), key=lambda k: (k.kind, k.name, k.detail))),
         solutions=solutions(per_conjunct, path_conditions, message_flags, plugin_names, plugin_count),
+        satisfiable=holds,
+        reachable=reachable,
+        unreachable=unreachable,
+        infeasible_chains=tuple(_chain(c, terms) for c in found.infeasible),
     )
 
 
@@ -285,7 +323,7 @@ def _plugin_condition(entry: Entry) -> Condition:
     return conditions.pop() if len(conditions) == 1 else ()
 
 
-def _chain(found, site_terms: Condition) -> Chain:
+def _chain(found: FoundChain, site_terms: Condition) -> Chain:
     path_condition = conjoin(_plugin_condition(found.entry), found.condition)
     steps = tuple(
         ChainStep(caller, callee, site.path, site.line, render(site.condition))
@@ -297,4 +335,6 @@ def _chain(found, site_terms: Condition) -> Chain:
         steps=steps,
         condition=render(path_condition),
         trigger=render(conjoin(path_condition, site_terms)),
+        satisfiable=found.satisfiable,
+        infeasible=found.why or None,
     )

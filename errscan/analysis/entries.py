@@ -1,7 +1,8 @@
 """Entry points: where a running program enters the package's code, found from the profile's hints.
 
 - plugin classes named in a registry (`register_connector("Name", "module", "Class")`): their
-  `__init__` and classmethods, and the interface methods the core calls on them;
+  `__init__` and the classmethods some call of the package names, and the interface methods the
+  core calls on them;
 - any other function of the plugin package that the core (code outside it) calls;
 - config validation: `__post_init__` and `*validator`-decorated methods of config classes;
 - a module's own `if __name__ == "__main__":` code, and the target of a new process;
@@ -110,6 +111,7 @@ def find_entries(graph: CallGraph, profile: Profile, plugins: list[Plugin]) -> d
         owners = (known.plugins if known else ()) + ((plugin,) if plugin and (not known or plugin not in known.plugins) else ())
         entries[node] = Entry(node, known.kind if known else kind, owners)
 
+    called = _names_called(graph)
     for plugin in plugins:
         if plugin.klass in graph.functions:  # a route: the function, and its body's validation
             add(plugin.klass, plugin.kind, plugin)
@@ -122,7 +124,7 @@ def find_entries(graph: CallGraph, profile: Profile, plugins: list[Plugin]) -> d
         for klass in graph.mro(plugin.klass):
             for method, qualname in sorted(graph.methods.get(klass, {}).items()):
                 fact = graph.functions[qualname][0]
-                if "classmethod" in fact.decorators and graph.lookup_method(plugin.klass, method) == qualname:
+                if "classmethod" in fact.decorators and graph.lookup_method(plugin.klass, method) == qualname and method in called:
                     add(qualname, made, plugin)
         for method in plugin.methods:
             add(graph.lookup_method(plugin.klass, method), plugin.kind, plugin)
@@ -143,6 +145,13 @@ def find_entries(graph: CallGraph, profile: Profile, plugins: list[Plugin]) -> d
         if any(site.resolution == "process" for site in sites):  # a new process starts there
             add(callee, "process", None)
     return entries
+
+
+def _names_called(graph: CallGraph) -> frozenset[str]:
+    """The last name of every call and function reference in the package, resolved or not: a
+    classmethod no call names (`x.m()`, `cls.m()`, a callback `x.m`) is run by nothing there, so
+    it is no entry point (it would start chains to errors nothing can raise)."""
+    return frozenset(call.callee.rsplit(".", 1)[-1] for module in graph.index.modules.values() for call in module.calls)
 
 
 def body_validators(graph: CallGraph, profile: Profile, function: str) -> list[str]:

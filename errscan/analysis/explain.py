@@ -68,6 +68,8 @@ class Explainer:
                 "checks before it on the same path (the condition is below)."
             )
             return Explanation(summary, "unreachable", when, where)
+        if error.trigger is not None and error.trigger.reachable is False:
+            return Explanation(f"This error cannot fire at this commit: {error.trigger.unreachable}.", "unreachable", when, where)
         connectors = error.trigger.connectors if error.trigger else ()
         custom = unimplemented(error, own, found, self.profile)
         if custom is not None:

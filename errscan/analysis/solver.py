@@ -208,12 +208,29 @@ def _solver(encoding: Encoding, *formulas: z3.BoolRef) -> z3.Solver:
     return solver
 
 
+_SHARED: list[z3.Solver] = []  # one solver for every yes/no check: making one costs more than a check
+
+
+def _holds(encoding: Encoding, *formulas: z3.BoolRef) -> bool | None:
+    """Whether the formulas can hold together, on the shared solver (its state is restored)."""
+    if not _SHARED:
+        _SHARED.append(z3.Solver())
+        _SHARED[0].set("timeout", TIMEOUT_MS)
+    solver = _SHARED[0]
+    solver.push()
+    try:
+        solver.add(*encoding.facts, *formulas)
+        return _check(solver)
+    finally:
+        solver.pop()
+
+
 @lru_cache(maxsize=1 << 14)
 def satisfiable(*codes: str) -> bool | None:
     """Whether all of `codes` can hold together: True, False (proved impossible) or None (unknown)."""
     encoding = Encoding()
     formulas = [encoding.formula(code) for code in codes]
-    return _check(_solver(encoding, *formulas))
+    return _holds(encoding, *formulas)
 
 
 def value_of(leaf: str, value: Value) -> ast.expr:
@@ -234,9 +251,9 @@ def rules_out(condition: str, assignment: dict[str, Value], keep: tuple[str, ...
     of everything else), while `keep` (the checks earlier on the same path) can still all pass."""
     encoding = Encoding()
     chosen = [encoding._bool(value_of(leaf, value)) for leaf, value in assignment.items()]
-    if _check(_solver(encoding, encoding.formula(condition), *chosen)) is not False:
+    if _holds(encoding, encoding.formula(condition), *chosen) is not False:
         return False
-    if keep and _check(_solver(encoding, *(encoding.formula(k) for k in keep), *chosen)) is False:
+    if keep and _holds(encoding, *(encoding.formula(k) for k in keep), *chosen) is False:
         return False
     return True
 

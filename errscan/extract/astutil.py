@@ -74,7 +74,24 @@ def is_value_name(name: str) -> bool:
 def bindings(node: ast.AST, definitions: Sequence[str] = ()) -> tuple[frozenset[str], frozenset[str]]:
     """(locals bound exactly once, every local bound) in a function or module; parameters are bound
     but never count as once, and nested scopes' own names stay theirs. `definitions` names functions
-    and classes the body defines beyond those in the tree (ones left out of its parse).
+    and classes the body defines beyond those in the tree (ones left out of its parse)."""
+    return bindings_of(*binding_counts(node, definitions))
+
+
+def bindings_of(counts: Counter[str], defined: set[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """`bindings` from the counts `binding_counts` made."""
+    return frozenset(name for name, n in counts.items() if n == 1), frozenset(counts) - defined
+
+
+def rebound_parameters(node: ast.FunctionDef | ast.AsyncFunctionDef, counts: Counter[str]) -> tuple[str, ...]:
+    """The parameters the body assigns again: a test of one is not about the value passed in."""
+    args = node.args
+    return tuple(a.arg for a in args.posonlyargs + args.args + args.kwonlyargs if counts[a.arg] > 2)
+
+
+def binding_counts(node: ast.AST, definitions: Sequence[str] = ()) -> tuple[Counter[str], set[str]]:
+    """How many times each name is bound in a function or module (a parameter counts twice), and
+    the names of the functions and classes it defines.
 
     Only statements are walked (binding forms, plus walrus in `if`/`while` tests), which keeps this
     pass a small fraction of a full tree walk.
@@ -118,7 +135,7 @@ def bindings(node: ast.AST, definitions: Sequence[str] = ()) -> tuple[frozenset[
                 counts[handler.name] += 1
         for block in child_blocks(stmt):
             stack.extend(block)
-    return frozenset(name for name, n in counts.items() if n == 1), frozenset(counts) - defined
+    return counts, defined
 
 
 def dotted(node: ast.expr | None) -> str | None:
@@ -168,3 +185,30 @@ def bound_names(target: ast.expr) -> list[str]:
     if isinstance(target, ast.Starred):
         return bound_names(target.value)
     return []
+
+
+UNKNOWN_ARGUMENT = "..."  # an argument whose value is not written at the call
+
+
+def constant_text(node: ast.expr) -> str | None:
+    """The source of a constant a chain can carry (None, a bool, an int, a short string), else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        inner = constant_text(node.operand)
+        return f"-{inner}" if inner and inner[0].isdigit() else None
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if value is None or isinstance(value, (bool, int)) or (isinstance(value, str) and len(value) <= 80):
+            return repr(value)
+    return None
+
+
+def argument_text(node: ast.expr) -> str:
+    """An argument as a chain can carry it into the callee: a constant's source, a dotted name, a
+    tuple or list of those (`Thread(args=(...))`); `*` for a starred one; else `UNKNOWN_ARGUMENT`."""
+    if isinstance(node, ast.Starred):
+        return "*"
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return dotted(node) or UNKNOWN_ARGUMENT
+    if isinstance(node, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in node.elts):
+        return "(" + "".join(f"{argument_text(e)}, " for e in node.elts) + ")"
+    return constant_text(node) or UNKNOWN_ARGUMENT

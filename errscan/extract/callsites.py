@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from errscan.extract.astutil import dotted
+from errscan.extract.astutil import argument_text, dotted
 from errscan.extract.conditions import Condition, unparse
 from errscan.extract.dataflow import mutated_by_call
 from errscan.extract.facts import AppendFact, CallFact
@@ -84,6 +84,8 @@ class CallWalk:
         if type(node.func) is ast.Attribute and not self.in_lambda:
             self.changes.extend((k, False) for k in mutated_by_call(node, self.logs.level) if k in self.frame.bound or k[:5] == "self.")
         callee = _callee_text(node.func)
+        arguments = tuple(argument_text(a) for a in node.args)
+        keywords = tuple((k.arg or "**", argument_text(k.value)) for k in node.keywords)
         for key, argument in [*enumerate(node.args), *((k.arg, k.value) for k in node.keywords)]:
             if callee and type(argument) is ast.Call:
                 self.arguments[argument] = f"{callee}:{key}"
@@ -95,15 +97,17 @@ class CallWalk:
             if passed and (head not in self.frame.bound or aliased or (head in ("self", "cls") and "." in passed)):
                 through = tuple(self.expand(passed, ())) if aliased else ()
                 to = f"{callee}:{key}" if callee else None
-                self.calls.append(CallFact(self.frame.scope, passed, node.lineno, terms, (), through, "reference", to))
+                self.calls.append(CallFact(
+                    self.frame.scope, passed, node.lineno, terms, (), through, "reference", to, (), arguments, keywords))
         if callee is None:
             return
         literal = tuple(a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in node.args)
         aliases = tuple(self.expand(callee, ())) if callee.split(".")[0] in self.frame.aliases else ()
-        keywords = tuple(
+        strings = tuple(
             (k.arg, k.value.value) for k in node.keywords if k.arg and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)
         )
-        self.calls.append(CallFact(self.frame.scope, callee, node.lineno, terms, literal, aliases, "call", receiving, keywords))
+        self.calls.append(CallFact(
+            self.frame.scope, callee, node.lineno, terms, literal, aliases, "call", receiving, strings, arguments, keywords))
         func = node.func
         if self.in_lambda:
             return

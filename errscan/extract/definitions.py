@@ -7,7 +7,9 @@ import ast
 from dataclasses import dataclass
 from typing import Container
 
-from errscan.extract.astutil import bindings, bound_names, dotted, strip_call, strip_optional
+from errscan.extract.astutil import (
+    binding_counts, bindings_of, bound_names, constant_text, dotted, rebound_parameters, strip_call, strip_optional,
+)
 from errscan.extract.conditions import Condition, unparse
 from errscan.extract.facts import AttributeDefault, AttributeRead, AttributeType, CallFact, ClassFact, FieldFact, FunctionFact
 from errscan.extract.holders import dotted_defaults, flat
@@ -41,12 +43,14 @@ class DefinitionWalk:
         )
         returns = strip_optional(node.returns)  # `X | None` -> X
         klass = self.class_stack[-1] if self.class_stack and self.class_stack[-1] == scope.rsplit(".", 1)[0] else None
+        counts = binding_counts(node)
         self.functions.append(
             FunctionFact(
                 self.qualify_scope(scope), scope, node.lineno, params,
                 tuple(d for d in (dotted(strip_call(x)) for x in node.decorator_list) if d),
                 ast.get_docstring(node), self.qualify_scope(klass) if klass else None,
-                dotted(returns), _class_of_type(returns),
+                dotted(returns), _class_of_type(returns), len(node.args.posonlyargs) + len(node.args.args),
+                _constant_defaults(node.args), rebound_parameters(node, counts[0]),
             )
         )
         if any(isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) for d in node.decorator_list):
@@ -54,15 +58,15 @@ class DefinitionWalk:
             registered = CallFact(enclosing, node.name, node.lineno, (), (), (), "reference")
             if enclosing == self.frame.scope:
                 self.calls.append(registered)
-        self.body(node, scope, params)
+        self.body(node, scope, params, bindings_of(*counts))
         self.scopes.pop()
 
-    def body(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: str, params: tuple) -> None:
+    def body(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: str, params: tuple, bound: tuple) -> None:
         """A function's body, in a frame of its own: its conditions start at the function's entry."""
         saved, saved_depth, saved_changes, saved_assigned = self.frame, self.loop_depth, self.changes, self.assigned
         # A parameter whose default is a name (`layer_type=Block`) holds it unless the caller says otherwise.
         defaults = {p: [(d, ())] for p, d in dotted_defaults(node.args).items()}
-        self.frame, self.loop_depth = Frame(scope, *bindings(node), {p: a for p, a in params if a}, defaults), 0
+        self.frame, self.loop_depth = Frame(scope, *bound, {p: a for p, a in params if a}, defaults), 0
         self.changes, self.assigned = [], set()
         self.block(node.body, (), {}, ())
         self.frame, self.loop_depth, self.changes, self.assigned = saved, saved_depth, saved_changes, saved_assigned
@@ -229,3 +233,10 @@ def _class_of_type(node: ast.expr | None) -> str | None:
         return dotted(strip_optional(node.slice))
     return None
 
+
+def _constant_defaults(args: ast.arguments) -> tuple[tuple[str, str], ...]:
+    """(parameter, default) for each parameter whose default is a constant a chain can carry."""
+    positional = args.posonlyargs + args.args
+    pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]
+    found = ((a.arg, constant_text(d)) for a, d in pairs if d is not None)
+    return tuple((name, text) for name, text in found if text is not None)

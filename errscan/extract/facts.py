@@ -41,6 +41,9 @@ class FunctionFact:
     class_qualname: str | None  # the class it is a method of
     returns: str | None = None  # return annotation, dotted, `X | None` stripped to X
     returns_class: str | None = None  # `-> type[X]`: X, the class (or a subclass of it) returned itself
+    positional: int = 0  # how many of `params` may be passed by position (the rest are keyword-only)
+    defaults: tuple[tuple[str, str], ...] = ()  # (parameter, its default) where the default is a constant
+    rebound: tuple[str, ...] = ()  # parameters the body assigns again
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,10 @@ class CallFact:
     # `callee:keyword`: `threading.Thread:target`, `loop.run_in_executor:1`, `asyncio.create_task:0`.
     passed_to: str | None = None
     literal_keywords: tuple[tuple[str, str], ...] = ()  # string-literal keyword arguments: (keyword, value)
+    # The arguments as `argument_text` writes them (a reference's: those of the call it is passed
+    # to): what a chain carries into the callee's parameters. `**` names a `**kwargs` keyword.
+    arguments: tuple[str, ...] = ()
+    keywords: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

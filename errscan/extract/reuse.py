@@ -139,9 +139,9 @@ class _RememberingCollector(FactCollector):
         else:
             super().statement(stmt, terms, env, partial)
 
-    def body(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: str, params: tuple) -> None:
+    def body(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: str, params: tuple, bound: tuple) -> None:
         if self.recording:
-            super().body(node, scope, params)
+            super().body(node, scope, params, bound)
             return
         text = "\n".join(self.lines[node.lineno - 1 : node.end_lineno])
         key = (scope, self.class_stack[-1] if self.class_stack else None, text)
@@ -152,7 +152,7 @@ class _RememberingCollector(FactCollector):
             return
         walk = super().body
         self.recording = True
-        self.memo.bodies[key] = self.walked(node.lineno, lambda: walk(node, scope, params))
+        self.memo.bodies[key] = self.walked(node.lineno, lambda: walk(node, scope, params, bound))
         self.recording = False
 
     def remembered_statement(self, stmt: ast.stmt, walk: Callable[[], None]) -> None:

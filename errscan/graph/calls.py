@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import networkx as nx
 
@@ -30,6 +30,7 @@ class CallSite:
     condition: Condition
     resolution: str  # how the callee was found: import, module, local, self, cls, super, override, ...
     receiver: str  # what the call is made on, as written: see `receiver_kind`
+    call: CallFact | None = field(default=None, compare=False, repr=False)  # its arguments (`analysis/bindings.py`)
 
 
 # Callables that run a function given to them (or a coroutine made for them) later, elsewhere:
@@ -95,7 +96,7 @@ class CallGraph(Resolver):
         for targets, when in resolved:
             for callee, how in targets or ():
                 receiver = receiver or self.receiver_kind(module, call.caller, call.callee, bool(call.aliases), callee, how)
-                site = CallSite(self.paths[module.module], call.line, when + call.condition, how, receiver)
+                site = CallSite(self.paths[module.module], call.line, when + call.condition, how, receiver, call)
                 self.add_edge(caller, callee, site)
 
     def _past_binding(

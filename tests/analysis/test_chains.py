@@ -1,7 +1,7 @@
 """Chains: every way into a raising function, and the shortest chain from every entry point."""
 
 from conftest import graph_of
-from errscan.analysis.chains import MAX_CHAINS, reach
+from errscan.analysis.chains import MAX_CHAINS, reach, select
 from errscan.analysis.entries import Entry
 
 
@@ -9,19 +9,26 @@ def entry_points(*names):
     return {f"calls.ways_in.{n}": Entry(f"calls.ways_in.{n}", "main", ()) for n in names}
 
 
+def shown(graph, target, entries, site_condition=None):
+    """The chains of a site whose own condition is `site_condition` (None: always true)."""
+    from errscan.analysis.bindings import conditions_hold
+
+    return select(reach(graph, target, entries), lambda values: conditions_hold(site_condition, values, "the raise"))
+
+
 def tails(found):
     return [[n.rsplit(".", 1)[1] for n in chain.nodes] for chain in found.chains]
 
 
 def test_each_way_into_the_function_gets_a_chain():
-    found = reach(graph_of("ways_in"), "calls.ways_in.tp_ratio", entry_points("send"))
+    found = shown(graph_of("ways_in"), "calls.ways_in.tp_ratio", entry_points("send"))
     assert tails(found) == [["send", "_validate", "tp_ratio"], ["send", "_build_params", "_plan", "tp_ratio"]]
     assert [s.line for s in found.chains[1].sites] == [29, 23, 18]
     assert "replicated" in found.chains[1].sites[1].condition[0].raw
 
 
 def test_every_entry_point_gets_its_shortest_chain():
-    found = reach(graph_of("ways_in"), "calls.ways_in.tp_ratio", entry_points("send", "handshake", "_plan"))
+    found = shown(graph_of("ways_in"), "calls.ways_in.tp_ratio", entry_points("send", "handshake", "_plan"))
     assert tails(found) == [
         ["_plan", "tp_ratio"], ["send", "_validate", "tp_ratio"], ["handshake", "send", "_validate", "tp_ratio"]]
     assert [e.node.rsplit(".", 1)[1] for e in found.entries] == ["_plan", "send", "handshake"]
@@ -32,6 +39,50 @@ def test_a_chain_through_an_entry_point_of_another_kind_is_left_to_that_entry():
     entries = entry_points("send", "_plan")
     entries["calls.ways_in.handshake"] = Entry("calls.ways_in.handshake", "route", ())
     entries["calls.ways_in.send"] = Entry("calls.ways_in.send", "model", ())
-    found = reach(graph_of("ways_in"), "calls.ways_in.tp_ratio", entries)
+    found = shown(graph_of("ways_in"), "calls.ways_in.tp_ratio", entries)
     assert ["handshake", "send", "_validate", "tp_ratio"] not in tails(found)  # `send`'s own chain tells it
     assert "calls.ways_in.handshake" in [e.node for e in found.entries]  # the route still reaches the error
+
+
+def carried_entries(*names):
+    return {f"calls.carried_arguments.Worker.{n}": Entry(f"calls.carried_arguments.Worker.{n}", "main", ()) for n in names}
+
+
+def test_a_chain_whose_arguments_rule_a_step_out_is_kept_apart_with_the_reason():
+    found = shown(graph_of("carried_arguments"), "calls.carried_arguments.Worker.register", carried_entries("pull", "push"))
+    assert tails(found) == [["push", "_ensure", "_handshake", "_add_notif_only", "register"]]
+    assert [c.satisfiable for c in found.chains] == [True]
+    (refused,) = found.infeasible
+    assert [n.rsplit(".", 1)[1] for n in refused.nodes] == ["pull", "_ensure", "_handshake", "_add_notif_only", "register"]
+    assert refused.satisfiable is False
+    assert "`notif_only` is `False` (the default of `_ensure`, not passed at carried_arguments.py:26)" in refused.why
+    assert [e.node.rsplit(".", 1)[1] for e in found.entries] == ["push"]  # pull does not reach it
+
+
+def test_the_sites_own_condition_is_read_with_the_arguments_carried():
+    graph = graph_of("carried_arguments")
+    found = shown(graph, "calls.carried_arguments.Worker._add_notif_only", carried_entries("push"), "engine_id == 'x'")
+    assert found.chains and found.chains[0].satisfiable is not False
+    found = shown(graph, "calls.carried_arguments.Worker.register", carried_entries("push"), "local_id != 'local'")
+    assert not found.chains and "`local_id` is `'local'` (passed at carried_arguments.py:16)" in found.infeasible[0].why
+
+
+def test_each_entry_point_gets_its_chain_before_further_ways_in():
+    found = shown(graph_of("ways_in"), "calls.ways_in.tp_ratio", entry_points("send", "handshake"))
+    firsts = [chain.entry.node.rsplit(".", 1)[1] for chain in found.chains]
+    assert firsts[:2] == ["send", "handshake"] and len(firsts) == 3  # then the second way in, from `send`
+
+
+def test_a_parameter_assigned_again_is_not_bound_by_the_caller():
+    entries = {"calls.rebound_parameter.main": Entry("calls.rebound_parameter.main", "main", ())}
+    found = shown(graph_of("rebound_parameter"), "calls.rebound_parameter.fail", entries)
+    assert tails(found) == [["main", "fetch", "fail"]] and not found.infeasible
+
+
+def test_the_condition_under_which_an_alias_was_bound_does_not_rule_its_call_out():
+    graph = graph_of("alias_condition")
+    sites = graph.graph["calls.alias_condition.collect"]["calls.alias_condition.Stats.aggregate"]["sites"]
+    assert any("stats is None" in t.raw for s in sites for t in s.condition)  # the graph keeps it
+    entries = {"calls.alias_condition.collect": Entry("calls.alias_condition.collect", "main", ())}
+    found = shown(graph, "calls.alias_condition.Stats.aggregate", entries)
+    assert tails(found) == [["collect", "aggregate"]] and not found.infeasible

@@ -1,0 +1,161 @@
+"""Arguments carried along a chain: the constants a call passes bind the callee's parameters.
+
+At each step of a chain a parameter of the callee is bound to a constant when the call passes one
+(by position or keyword), passes on a parameter of the caller that is bound itself, or leaves out
+one whose default is a constant; a call with `*args` or `**kwargs` leaves what it does not write
+unknown, and a parameter the callee assigns again is never bound. A function handed to an executor
+(`submit(f, a, b)`) or a thread (`Thread(target=f, args=(a,))`) gets what is handed with it; other
+ways in (a callback called later, a property read, a call by name) bind nothing. A condition on
+the way is read with those values (`conditions_hold`): one the solver proves false under them is
+a step the chain cannot take.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from errscan.analysis.solver import satisfiable
+from errscan.extract.astutil import argument_text
+from errscan.graph.calls import CallGraph, CallSite
+
+
+@dataclass(frozen=True)
+class Bound:
+    value: str  # a constant's source: "False", "1", "'x'"
+    origin: str  # where it comes from: "passed at base_worker.py:916", "the default of `f`, ..."
+
+
+Values = tuple[tuple[str, Bound], ...]  # parameter -> value, sorted: hashable, one per chain step
+
+_CONSTANT = re.compile(r"^(-?\d+|True|False|None|'.*'|\".*\")$", re.DOTALL)
+
+
+def carried(graph: CallGraph, values: Values, site: CallSite, callee: str) -> Values:
+    """The callee's parameters bound by `site`, the caller's own bound as `values` say."""
+    entry = graph.functions.get(callee)
+    passed = _passed(site) if entry is not None else None
+    if passed is None:
+        return ()
+    fact = entry[0]
+    positional, keywords, complete = passed
+    params = [name for name, _ in fact.params]
+    skip = _implicit(fact.decorators, fact.class_qualname, site)
+    caller = dict(values)
+    where = f"{site.path.rsplit('/', 1)[-1]}:{site.line}"
+    found: dict[str, Bound] = {}
+    written: set[str] = set()
+
+    def bind(name: str, text: str) -> None:
+        written.add(name)
+        if _CONSTANT.match(text):
+            found[name] = Bound(text, f"passed at {where}")
+        elif text in caller:
+            found[name] = caller[text]
+
+    for name, text in zip(params[skip : fact.positional], positional):
+        if text == "*":
+            complete = False
+            break
+        bind(name, text)
+    for key, text in keywords:
+        if key == "**":
+            complete = False
+        elif key in params[skip:]:
+            bind(key, text)
+    if complete:
+        short = callee.rsplit(".", 1)[-1]
+        for name, default in fact.defaults:
+            if name not in written:
+                found[name] = Bound(default, f"the default of `{short}`, not passed at {where}")
+    return tuple(sorted((k, v) for k, v in found.items() if k not in fact.rebound))
+
+
+def _passed(site: CallSite) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...], bool] | None:
+    """(positional, keyword arguments, whether that is all) the callee gets; None when unknown."""
+    call = site.call
+    if call is None:
+        return None
+    if call.kind == "call":
+        return None if site.resolution in ("thread", "process") else (call.arguments, call.keywords, True)
+    if call.kind != "reference" or not call.passed_to:
+        return None
+    key = call.passed_to.rpartition(":")[2]
+    if site.resolution == "executor" and key.isdigit():  # `submit(f, *args, **kwargs)`
+        return call.arguments[int(key) + 1 :], call.keywords, True
+    if site.resolution in ("thread", "process") and key in ("target", "function"):  # `Thread(target=f, args=(...))`
+        handed = dict(call.keywords)
+        if "kwargs" in handed or "**" in handed:
+            return None
+        elements = _elements(handed.get("args", "()"))
+        return None if elements is None else (elements, (), True)
+    return None
+
+
+def _elements(text: str) -> tuple[str, ...] | None:
+    """The items of a tuple `argument_text` wrote, each as it writes one."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+    if not isinstance(node, (ast.Tuple, ast.List)):
+        return None
+    return tuple(argument_text(e) for e in node.elts)
+
+
+def _implicit(decorators: tuple[str, ...], klass: str | None, site: CallSite) -> int:
+    """How many leading parameters the call fills itself: `self` or `cls` of a method, unless the
+    method is static or called on its class with the instance written out (`Base.f(self, x)`)."""
+    if klass is None or "staticmethod" in decorators:
+        return 0
+    if site.receiver == "class" and site.resolution != "constructor" and "classmethod" not in decorators:
+        return 0
+    return 1
+
+
+def conditions_hold(code: str | None, values: Values, where: str) -> tuple[bool | None, str]:
+    """Whether `code` (the condition of `where`, in the function whose parameters `values` binds)
+    can hold on this chain: True, False or None (unknown); and, when False, why."""
+    if not code:
+        return True, ""
+    plain = satisfiable(code)
+    if plain is False:
+        return False, f"{where} is never reached: `{_short(code)}` contradicts itself"
+    bound = {name: value for name, value in values if re.search(rf"\b{re.escape(name)}\b", code)}
+    if not bound:
+        return plain, ""
+    result = _holds(code, bound)
+    if result is not False:
+        return result, ""
+    alone = [name for name in bound if _holds(code, {name: bound[name]}) is False]
+    said = "; ".join(f"`{name}` is `{bound[name].value}` ({bound[name].origin})" for name in alone or bound)
+    return False, f"{where} is never reached on this way: `{_short(code)}` cannot hold, as {said}"
+
+
+def _holds(code: str, bound: dict[str, Bound]) -> bool | None:
+    substituted = substitute(code, {name: b.value for name, b in bound.items()})
+    return satisfiable(substituted) if substituted is not None else None
+
+
+def substitute(code: str, values: dict[str, str]) -> str | None:
+    """`code` with each free name of `values` replaced by its value; None if it does not parse."""
+    try:
+        tree = ast.parse(code, mode="eval")
+    except SyntaxError:
+        return None
+    local = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    local |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.Lambda) for a in n.args.args}
+
+    class _Replace(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.expr:
+            if node.id in values and node.id not in local and isinstance(node.ctx, ast.Load):
+                return ast.parse(values[node.id], mode="eval").body
+            return node
+
+    return ast.unparse(_Replace().visit(tree))
+
+
+def _short(code: str, limit: int = 120) -> str:
+    return code if len(code) <= limit else code[: limit - 1] + "…"
+

@@ -1,0 +1,39 @@
+"""Errors that can never fire (tests/fixtures/analysis_pkg/vllm/kv/connectors/gated.py): the
+solver proves the site's condition, or every chain from every entry point, cannot hold."""
+
+import pytest
+
+
+@pytest.mark.parametrize("message", ["blocks vanished", "blocks must be given"])
+def test_a_dead_branch_and_a_contradicted_check_are_unreachable(analysis_catalog, message):
+    (error,) = [e for e in analysis_catalog.errors if e.message == message]
+    assert error.trigger.satisfiable is False and error.trigger.reachable is False
+    assert "contradicts" in error.trigger.unreachable
+    assert error.explanation.kind == "unreachable" and "cannot fire at this commit" in error.explanation.summary
+
+
+def test_a_flag_no_caller_passes_makes_every_chain_infeasible(analysis_catalog):
+    (error,) = [e for e in analysis_catalog.errors if e.message.startswith("notification-only peers")]
+    trigger = error.trigger
+    assert trigger.satisfiable is True and not trigger.chains and trigger.connectors == ()
+    assert trigger.reachable is False and "every chain from the 1 entry point that reaches its function is infeasible" in trigger.unreachable
+    (chain,) = trigger.infeasible_chains
+    assert chain.satisfiable is False and "`notify_only` is `False` (the default of `_load`, not passed at gated.py:18)" in chain.infeasible
+    assert error.explanation.kind == "unreachable" and "cannot fire at this commit" in error.explanation.summary
+
+
+def test_a_flag_an_unresolved_call_may_pass_leaves_reachability_unknown(analysis_catalog):
+    (error,) = [e for e in analysis_catalog.errors if e.message == "replacing stored blocks"]
+    assert not error.trigger.chains and error.trigger.infeasible_chains  # no entry point passes it
+    assert error.trigger.reachable is None and error.explanation.kind != "unreachable"  # `restore` may
+
+
+def test_a_classmethod_nothing_calls_is_no_entry_point(analysis_catalog):
+    (error,) = [e for e in analysis_catalog.errors if e.message == "a classmethod nothing calls"]
+    assert error.trigger.chains == () and error.trigger.reachable is None
+
+
+def test_a_reachable_error_says_so(analysis_catalog):
+    (error,) = [e for e in analysis_catalog.errors if e.function == "PlainConnector._validate"]
+    assert error.trigger.reachable is True and error.trigger.satisfiable is True
+    assert all(chain.satisfiable is not False for chain in error.trigger.chains)

@@ -1,0 +1,25 @@
+"""What a call passes and what a function defaults to, as the chains carry them (`bindings.py`)."""
+
+import ast
+
+from errscan.extract.collect import collect_facts
+
+SOURCE = '''
+def f(a, b=1, /, c=-2, *rest, d=True, e=NAME, g=None):
+    a = 2
+    h(a, 'x', -3, *rest, k=(1, b), **extra)
+'''
+
+
+def test_calls_carry_constants_names_and_tuples_and_mark_what_is_unknown():
+    facts = collect_facts(ast.parse(SOURCE), "m", False)
+    (call,) = [c for c in facts.calls if c.kind == "call"]
+    assert call.arguments == ("a", "'x'", "-3", "*")
+    assert call.keywords == (("k", "(1, b, )"), ("**", "extra"))
+
+
+def test_functions_record_constant_defaults_positional_count_and_rebound_parameters():
+    (fact,) = collect_facts(ast.parse(SOURCE), "m", False).functions
+    assert fact.positional == 3
+    assert fact.defaults == (("b", "1"), ("c", "-2"), ("d", "True"), ("g", "None"))  # `e=NAME` is no constant
+    assert fact.rebound == ("a",)

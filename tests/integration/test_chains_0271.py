@@ -1,0 +1,57 @@
+"""Chains on real vLLM 0.27.1 (issue #13, items 4-6): arguments carried along a chain rule ways
+out, every call site of a caller/callee pair is a way, and each entry point gets its chain."""
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+KV = "vllm/distributed/kv_transfer/kv_connector/"
+
+
+@pytest.fixture(scope="module")
+def at(catalog_0271):
+    errors = {(e.path, e.line): e for e in catalog_0271.errors}
+    return lambda path, line: errors[(KV + path, line)]
+
+
+def names(chain):
+    return [node.rsplit(".", 1)[-1] for node in chain.path]
+
+
+def test_the_notification_only_agent_is_not_reached_from_the_pull_connector(at):
+    """`_add_notif_only_remote_agent` runs only when `notif_agents_only=True`, which the pull
+    worker's handshake leaves at the default of `_ensure_handshake` (base_worker.py:916)."""
+    trigger = at("utils.py", 481).trigger
+    pull = [c for c in trigger.chains if c.path[0].endswith("NixlPullConnector.start_load_kv")]
+    assert pull and all("_add_notif_only_remote_agent" not in names(c) for c in pull)
+    assert all("add_remote_agent" in names(c) for c in pull)  # the full handshake does register the engine
+    refused = [c for c in trigger.infeasible_chains if c.path[0].endswith("NixlPullConnector.start_load_kv")]
+    assert refused and "_add_notif_only_remote_agent" in names(refused[0]) and refused[0].satisfiable is False
+    assert "`notif_agents_only` is `False` (the default of `_ensure_handshake`, not passed at base_worker.py:916)" in refused[0].infeasible
+    # the push worker's heartbeat passes a flag that may be true: that way stays
+    assert any("_send_heartbeats" in names(c) and "_add_notif_only_remote_agent" in names(c) for c in trigger.chains)
+
+
+def test_the_tp_ratio_is_reached_through_both_ways_of_send_kv_to_decode(at):
+    """`_get_tp_ratio` is called from `_validate_asymmetric_region_lengths` when the producer cache
+    is not replicated, and through the transfer plan built at :1326 when it is."""
+    chains = at("v1/mooncake/mooncake_connector.py", 106).trigger.chains
+    into = {(c.steps[-1].caller.rsplit(".", 1)[-1], c.steps[-1].line) for c in chains}
+    assert {("_validate_asymmetric_region_lengths", 273), ("_compute_sender_transfer_plan", 208)} <= into
+    assert any(step.line == 1326 for c in chains for step in c.steps)
+
+
+def test_the_moriio_worker_property_gets_one_chain_per_entry_point_first(at):
+    chains = at("v1/moriio/moriio_engine.py", 114).trigger.chains
+    entries = [c.path[0] for c in chains]
+    distinct = list(dict.fromkeys(entries))
+    assert entries[: len(distinct)] == distinct  # each entry point's shortest chain before further ways
+    assert {e.rsplit(".", 1)[-1] for e in distinct} == {"wait_for_save", "save_kv_layer"}
+    assert len(chains) <= 8 + 4 and all(c.satisfiable is not False for c in chains)
+
+
+def test_errors_that_cannot_fire_say_so(at):
+    for line in (580, 854):  # re-checks of what the code tested just before
+        error = at("v1/moriio/moriio_connector.py", line)
+        assert error.trigger.satisfiable is False and error.trigger.reachable is False
+        assert error.explanation.kind == "unreachable"
