@@ -19,7 +19,6 @@ from errscan.profiles import Profile
 BACKGROUND = frozenset({"thread", "process", "executor", "task", "callback"})  # a call that runs later, elsewhere
 UNSUPPORTED = re.compile(r"not (yet )?supported|unsupported|does not support|only works|requires", re.IGNORECASE)
 PEER = "talking to another process or instance"  # how `outside` words a failure of the peer or a server
-_RAISES = re.compile(r"raises\(\s*\(?([\w., ]+?)\)?\s*,\s*(.+)\)\s*$")
 
 # What failed outside the program, told by the words of its message, function and guarded call:
 # (pattern, facet, what failed, what to check). First match wins; the facet picks the command that checks it.
@@ -76,10 +75,19 @@ def unsupported_clause(message: str) -> str:
     return f"“{re.sub(r'{[^{}]*}', '…', clauses[0]).rstrip('.')}”" if clauses else ""
 
 
+def _one_source(code: str) -> str:
+    """The statement a `raises(E, ...)` term names when it names one; "" when it names several
+    (their words do not tell which of them failed) or the term is another pseudo-call."""
+    tree = parse_expression(code)
+    if not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id == "raises"):
+        return ""
+    return ast.unparse(tree.args[1]) if len(tree.args) == 2 else ""
+
+
 def outside(error: ErrorSite, own: Condition, profile: Profile) -> tuple[str, str, str]:
     """What outside the program failed, in words, what to check, and its facet (see `_OUTSIDE`):
     from the message, the function and the call the `try` guards."""
-    guarded = next((m.group(2) for t in own if t.pseudo and (m := _RAISES.match(t.code))), "")
+    guarded = next((g for t in own if t.pseudo and (g := _one_source(t.code))), "")
     told = re.sub(r"[_.()\[\]{}:,'-]", " ", f"{error.message} {error.function} {guarded}".lower())
     project = profile.title or profile.name
     for pattern, facet, what, check in _OUTSIDE:

@@ -12,7 +12,7 @@ from dataclasses import replace
 from errscan.extract.astutil import always_exits, bindings, dotted, rethrows
 from errscan.extract.callsites import CallWalk
 from errscan.extract.conditions import (
-    Binding, Condition, Env, case_term, conjuncts, guarded_description, loop_term, make_term, negate, pseudo_term,
+    Binding, Condition, Env, case_term, conjuncts, loop_term, make_term, negate,
     unparse,
 )
 from errscan.extract.dataflow import assigned_by, changed_in_loop, effect_call, forget, mutated_by_call
@@ -21,6 +21,7 @@ from errscan.extract.facts import (
     AppendFact, AttributeDefault, AttributeRead, AttributeType, CallFact, ClassFact, FunctionFact, ModuleFacts,
     ReturnFact, StatementPosition, TableFact, TryFact,
 )
+from errscan.extract.guarded import caught_names, handler_term
 from errscan.extract.handlers import try_fact
 from errscan.extract.holders import alternatives
 from errscan.extract.logcalls import GENERIC, LogCalls
@@ -169,10 +170,11 @@ class FactCollector(DefinitionWalk, CallWalk):
             if found is not None:
                 self.tries.append(found)
             self.block(stmt.body, terms, env, partial)
-            guarded = guarded_description(stmt.body)
+            earlier: list[tuple[str, ...]] = []
             for handler in stmt.handlers:
-                caught = unparse(handler.type) if handler.type is not None else "Exception"
-                self.block(handler.body, terms + (pseudo_term(f"raises({caught}, {guarded})"),), env, partial)
+                caught = caught_names(handler)
+                self.block(handler.body, terms + (handler_term(stmt.body, caught, earlier, self.logs),), env, partial)
+                earlier.append(caught)
             self.block(stmt.orelse, terms, env, partial)
             self.block(stmt.finalbody, terms, env, partial)
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):

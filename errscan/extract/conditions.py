@@ -6,7 +6,7 @@ their single dominating assignment (what a reader wants), and `deep` with every 
 aliases included (what knob detection needs). A loop term (`for g in groups`) quantifies the terms
 after it: rendered, `any(<those terms> for g in groups)`. Where the code cannot be stated as a plain
 expression (an exception raised by a guarded call, a `match` pattern) the term uses the documented
-pseudo-calls `raises(E, <call>)` and `matches(<subject>, <pattern>)`; see docs/conditions.md.
+pseudo-calls `raises(E, <calls>)` and `matches(<subject>, <pattern>)`; see docs/conditions.md.
 """
 
 from __future__ import annotations
@@ -231,18 +231,6 @@ def either(conditions: list[Condition]) -> Term:
 
 def pseudo_term(text: str) -> Term:
     return Term(text, text, text, pseudo=True)
-
-
-def guarded_description(body: list[ast.stmt]) -> str:
-    """What a `try` guards, for `raises(E, ...)`: its first call, else its first import or line
-    (as a string literal, so that the term stays valid Python syntax)."""
-    for stmt in body:
-        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            return repr(unparse(stmt))
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Call):
-                return unparse(node)
-    return repr(unparse(body[0])) if body else "..."
 
 
 def case_term(subject: str, pattern: ast.pattern, env: Env) -> Term:

@@ -25,6 +25,12 @@ DEFAULT_WARNING = "UserWarning"  # the category of a `warnings.warn` that names 
 class LogCalls:
     helpers: tuple[tuple[str, str], ...] = ()  # (method, level): a project's own logger methods
 
+    def on_logger(self, callee: str | None) -> bool:
+        """Whether `callee` is a method of a logger, at any level (logging raises nothing to its caller)."""
+        if not callee or "." not in callee:
+            return False
+        return bool(_LOGGER.fullmatch(callee.rsplit(".", 1)[0].rsplit(".", 1)[-1]))
+
     def level(self, callee: str | None) -> str | None:
         """The level a call to `callee` (dotted text) logs at, or None when it writes no log site."""
         if not callee or "." not in callee:

@@ -1,0 +1,26 @@
+"""What failed outside, read from the message and the call a handler's `try` guards: only when the
+term names one call do its words count (with several, they do not tell which one failed)."""
+
+from errscan.analysis.advice import outside
+from errscan.extract.conditions import pseudo_term
+from errscan.model import Excerpt, ErrorSite
+from errscan.profiles.vllm import VLLM
+
+
+def error(message):
+    return ErrorSite(
+        id="0" * 16, kind="log", level="warning", exception=None, exception_qualname=None, exception_bases=(),
+        message=message, placeholders=(), path="p.py", line=1, end_line=1,
+        function="f", comments=(), excerpt=Excerpt(1, ("logger.warning",)), url="",
+    )
+
+
+def test_the_one_guarded_call_tells_what_failed():
+    what, _, facet = outside(error("get failed: %s"), (pseudo_term("raises(Exception, open_file(path))"),), VLLM)
+    assert facet == "file" and what == "a file operation failed"
+
+
+def test_several_guarded_calls_do_not_tell_which_failed():
+    term = pseudo_term("raises(Exception, _sum_bytes(...), store.batch_get(...), self._add_load_error_ids(...))")
+    _, _, facet = outside(error("get failed: %s"), (term,), VLLM)
+    assert facet == ""
