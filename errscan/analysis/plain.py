@@ -101,6 +101,8 @@ def _words(node: ast.expr, negate: bool) -> str:
         if node.func.id == "hasattr" and isinstance(node.args[1], ast.Constant):
             verb = "has no" if negate else "has an"
             return f"{_code(node.args[0])} {verb} attribute `{node.args[1].value}`"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "raises" and len(node.args) >= 2:
+        return _raises_words(node, negate)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
         return f"{_code(node.args[0])} is {'empty' if negate else 'not empty'}"
     if isinstance(node, (ast.Name, ast.Attribute)):
@@ -108,6 +110,20 @@ def _words(node: ast.expr, negate: bool) -> str:
     if isinstance(node, ast.Call):
         return f"{_code(node)} returns {'a false value' if negate else 'a true value'}"
     return f"{_code(node)} is {'false' if negate else 'true'}"
+
+
+def _raises_words(node: ast.Call, negate: bool) -> str:
+    """`raises(E, a(), b(), other_than=X)`: a handler's way in (docs/conditions.md)."""
+    sources = [f"`{a.value}`" if isinstance(a, ast.Constant) else _code(a) for a in node.args[1:]]
+    kind = _code(node.args[0])
+    if len(sources) == 1:
+        said = f"{sources[0]} {'does not raise' if negate else 'raises'} {kind}"
+    else:
+        said = f"{'none' if negate else 'one'} of {', '.join(sources)} raises {kind}"
+    earlier = [k.value for k in node.keywords if k.arg == "other_than"]
+    if earlier:
+        said += f" other than {_code(earlier[0])} (an earlier handler catches that)"
+    return said
 
 
 def _compare_words(left: ast.expr, op: ast.cmpop, right: ast.expr, negate: bool) -> str:

@@ -30,6 +30,14 @@ from errscan.analysis.plain import condition_words, negated_code, plain_words
         ("True and sent and retries >= 3", "`sent` is true (set, non-empty) and `retries` is at least `3`",
          "`sent` is false or empty or `retries` is less than `3`"),
         ("True and failed", "`failed` is true (set, non-empty)", "`failed` is false or empty"),
+        # a handler's way in: every call of the `try` that may raise, and what earlier handlers catch
+        ("raises(Exception, sock.send(data), other_than=OSError)",
+         "`sock.send(data)` raises `Exception` other than `OSError` (an earlier handler catches that)",
+         "`sock.send(data)` does not raise `Exception` other than `OSError` (an earlier handler catches that)"),
+        ("raises(Exception, a(...), b(...))", "one of `a(...)`, `b(...)` raises `Exception`",
+         "none of `a(...)`, `b(...)` raises `Exception`"),
+        ("raises(ImportError, 'import lmcache')", "`import lmcache` raises `ImportError`",
+         "`import lmcache` does not raise `ImportError`"),
     ],
 )
 def test_plain_words_for_common_forms(code, words, negated_words):
