@@ -28,6 +28,7 @@ from errscan.graph.calls import CallGraph, function_node
 from errscan.graph.index import PackageIndex
 from errscan.ids import error_id, normalize
 from errscan.model import Catalog, ErrorSite, Excerpt, ScanSummary
+from errscan.profiles import Profile
 from errscan.scope import Scope
 from errscan.sources import SourceFile
 
@@ -55,8 +56,9 @@ def package_index(results: Sequence[FileResult]) -> PackageIndex:
     return PackageIndex([r.facts for r in results if r.facts is not None])
 
 
-def call_graph(index: PackageIndex, results: Sequence[FileResult]) -> CallGraph:
-    return CallGraph(index, {r.facts.module: r.path for r in results if r.facts is not None})
+def call_graph(index: PackageIndex, results: Sequence[FileResult], profile: Profile) -> CallGraph:
+    keeps = [(kept.function, argument) for kept in profile.keeps for argument in kept.arguments]
+    return CallGraph(index, {r.facts.module: r.path for r in results if r.facts is not None}, keeps)
 
 
 def error_sites(

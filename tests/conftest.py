@@ -43,14 +43,15 @@ def reraises(node: ast.Raise) -> bool:
     return last[:1].islower() or last[:1] == "_"
 
 
-def graph_of(*names: str):
-    """The call graph of fixture modules under fixtures/calls (`name` is `calls/<name>.py`)."""
+def graph_of(*names: str, keeps: tuple[tuple[str, str], ...] = ()):
+    """The call graph of fixture modules under fixtures/calls (`name` is `calls/<name>.py`), with the
+    registrars' `keeps` (function, argument) of a profile."""
     from errscan.graph.calls import CallGraph
     from errscan.graph.index import PackageIndex
 
     results = [extract_file(source_file(FIXTURES / "calls" / f"{n}.py", f"calls/{n}.py"), catalogued=False) for n in names]
     facts = [r.facts for r in results]
-    return CallGraph(PackageIndex(facts), {f.module: r.path for f, r in zip(facts, results)})
+    return CallGraph(PackageIndex(facts), {f.module: r.path for f, r in zip(facts, results)}, keeps)
 
 
 def package_graph(root: Path):

@@ -49,9 +49,13 @@ _RUNNER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name, _ in RUNNERS)
 
 
 class CallGraph(Resolver):
-    def __init__(self, index: PackageIndex, paths: dict[str, str]):
+    """`keeps`: (a function's last name, an argument as keyword or position) where a function handed
+    over is stored, not called (a registrar: the profile's `keeps`); handing it over is no edge."""
+
+    def __init__(self, index: PackageIndex, paths: dict[str, str], keeps: Iterable[tuple[str, str]] = ()):
         super().__init__(index)
         self.paths = paths  # module -> repo-relative path
+        self.keeps = frozenset(keeps)
         self.graph = nx.DiGraph()
         self._property_names = frozenset(q.rsplit(".", 1)[1] for q, (f, _) in self.functions.items() if is_property(f))
         self.unresolved: Counter[str] = Counter()
@@ -62,6 +66,8 @@ class CallGraph(Resolver):
     def _add_call(self, module: ModuleFacts, call: CallFact) -> None:
         if call.kind == "read":
             self._add_read(module, call)
+            return
+        if call.kind == "reference" and self._kept(call.passed_to):
             return
         caller = function_node(module.module, call.caller)
         runner = self._runner(module, call.caller, call.passed_to) if call.passed_to else None
@@ -116,6 +122,11 @@ class CallGraph(Resolver):
         """Whether a value resolving to `target` is that function itself, handed on to be called."""
         entry = self.functions.get(target)
         return entry is not None and how not in ("constructor", "element") and not is_property(entry[0])
+
+    def _kept(self, passed_to: str | None) -> bool:
+        """Whether a value handed to `passed_to` (`callee:key`) is stored there, not called."""
+        callee, _, key = (passed_to or "").rpartition(":")
+        return (callee.rsplit(".", 1)[-1], key) in self.keeps
 
     def _runner(self, module: ModuleFacts, scope: str, passed_to: str) -> str | None:
         """The kind of runner (`RUNNERS`) a value or a call's result is handed to, if it is one."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from errscan.extract.facts import CallFact, ModuleFacts
+from errscan.extract.facts import AttributeType, CallFact, ModuleFacts
 from errscan.extract.names import qualify
 from errscan.graph.held import Held
 from errscan.graph.hierarchy import ClassHierarchy
@@ -30,14 +30,18 @@ class Resolver(ClassHierarchy):
                     self._returned[function_node(module.module, ret.scope)].append((ret.value, module))
         self.external = 0
         self.held = Held(self)  # what untyped attributes hold and unannotated functions give
+        self.attribute_made: dict[str, dict[str, tuple[str, ...]]] = defaultdict(dict)  # see `_attribute_types`
         self.attribute_types = self._attribute_types()
         self.held.gather_elements()
 
     def _attribute_types(self) -> dict[str, dict[str, str]]:
         """class -> attribute -> the class of what it holds: the first type written for it, but the
         class constructed for it (`self.x = Fast()`) over a looser annotation (`x: Base`), when
-        every value given to it is that class's."""
+        every value given to it is that class's. Also `attribute_made`: the very classes of what it
+        holds, when each value given to it is built by a known class (`self.x = make(mode=1)`,
+        `make` returning `A(...)` or `B(...)` under that argument: `held.made_under`)."""
         types: dict[str, dict[str, str]] = defaultdict(dict)
+        made: dict[tuple[str, str], set[str]] = defaultdict(set)
         # (class, attribute) -> the classes constructed for it, and those its annotations name
         built: dict[tuple[str, str], set[str]] = defaultdict(set)
         declared: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -51,6 +55,8 @@ class Resolver(ClassHierarchy):
                 if resolved is None and attr.from_call and attr.type.count(".") == 1 and attr.type.startswith("self."):
                     resolved = self.lookup_method(key[0], attr.type[5:])  # `self.model = self._init_model()`
                 constructed = attr.from_call and resolved in self.index.classes
+                exact = () if attr.given or not attr.from_call else (resolved,) if constructed else self._made_by(module, attr, resolved)
+                made[key].update(exact or ("",))  # "": a value of no known class
                 if constructed:
                     built[key].add(resolved)  # type: ignore[arg-type]
                 elif attr.from_call:
@@ -67,7 +73,20 @@ class Resolver(ClassHierarchy):
             only = next(iter(classes)) if len(classes) == 1 and key not in other else None
             if only and all(base in self.mro(only) for base in declared[key]):
                 types[key[0]][key[1]] = only
+        for (owner, attribute), classes in made.items():
+            # a subclass setting it too holds other values on its objects
+            if "" not in classes and not any((sub, attribute) in made for sub in self.subclasses.get(owner, ())):
+                self.attribute_made[owner][attribute] = tuple(sorted(classes))
         return types
+
+    def _made_by(self, module: ModuleFacts, attr: AttributeType, function: str | None) -> tuple[str, ...]:
+        """The classes the calls `attr.type(...)` where `attr` is set get from `function`, under
+        their keyword arguments; () when one of them may give something else."""
+        if function not in self.held.returns:
+            return ()
+        calls = [c for c in module.calls if c.kind == "call" and c.caller == attr.scope and c.callee == attr.type]
+        found = [self.held.made_under(function, dict(c.keywords)) for c in calls]  # type: ignore[arg-type]
+        return () if not found or () in found else tuple(dict.fromkeys(k for f in found for k in f))
 
     def returned_class(self, function: str | None) -> str | None:
         """The class a function's return annotation names, when it is a class of the tree."""
@@ -215,11 +234,20 @@ class Resolver(ClassHierarchy):
                 held, _, _ = self._through(klass, attributes[:-1])
                 return self.held.reach(held, attributes[-1], method) if held else None
             return getters or None
-        found = self._method_with_overrides(reached, method, typed or how)
+        found = self._on_made(klass, attributes, method, typed or how) or self._method_with_overrides(reached, method, typed or how)
         if found is None and self.lookup_method(reached, method) is None:  # `self.layer(x)`: an attribute called
             held, held_how, more = self._through(reached, [method])
             found = more + (self._call_instance(held, held_how) or []) if held else self.held.reach(reached, method, "")
         return getters + (found or []) or None
+
+    def _on_made(self, klass: str, attributes: list[str], method: str, how: str) -> list[tuple[str, str]] | None:
+        """`.a.b.m()` on an object of `klass` where `b` holds objects of known classes only
+        (`attribute_made`): the method each of them resolves to, not every override of its type."""
+        owner = self._through(klass, attributes[:-1])[0] if attributes else None
+        holder = next((o for o in self.mro(owner) if attributes[-1] in self.attribute_types.get(o, {})), None) if owner else None
+        classes = self.attribute_made.get(holder, {}).get(attributes[-1], ()) if holder else ()
+        found = [t for c in classes if (t := self.lookup_method(c, method))]
+        return [(t, how) for t in dict.fromkeys(found)] if found and len(found) == len(classes) else None
 
     def _through(self, klass: str, attributes: list[str]) -> tuple[str | None, str, list[tuple[str, str]]]:
         """`.a.b` read on an object of `klass`: the class reached (None when not known), how the last

@@ -113,6 +113,15 @@ class NamedFunctions:
 
 
 @dataclass(frozen=True)
+class Keeps:
+    """`register(op_func=f)` keeps `f` (in an operator table, a registry) without calling it: `f` runs
+    later by another way in, so handing it over is no call from the registering function."""
+
+    function: str  # the keeping function's last name, e.g. "direct_register_custom_op"
+    arguments: tuple[str, ...]  # the keywords and positions ("1") that take such a function
+
+
+@dataclass(frozen=True)
 class Phase:
     """When and where the engine calls an entry point, for the pages' "when it happens"."""
 
@@ -191,6 +200,7 @@ class Profile:
     routes: Routes | None = None
     name_calls: tuple[NameCalls, ...] = ()
     named_functions: tuple[NamedFunctions, ...] = ()
+    keeps: tuple[Keeps, ...] = ()  # functions that store a function handed to them without calling it
     interface_bases: tuple[str, ...] = ()  # class names whose methods the core calls on plugins
     plugin_package: str = ""  # module prefix of the plugins; calls from outside it are "core"
     config_package: str = ""  # module prefix of config classes (validation entry points)

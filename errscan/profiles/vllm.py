@@ -1,7 +1,7 @@
 """vLLM: the project errscan was built for. Everything errscan knows about vLLM in particular."""
 
 from errscan.profiles import (
-    Companions, Decorated, EntryClass, NameCalls, NamedFunctions, PeerValue, Phase, Place, Phrase, PluginSettings, Profile, Registry, Reset,
+    Companions, Decorated, EntryClass, Keeps, NameCalls, NamedFunctions, PeerValue, Phase, Place, Phrase, PluginSettings, Profile, Registry, Reset,
     Routes, Table,
 )
 
@@ -100,6 +100,8 @@ VLLM = Profile(
     # `direct_register_custom_op(op_name="x", op_func=f)` (utils/torch_utils.py) registers `f` as the
     # torch operator `torch.ops.vllm.x`, which layers call (attention, fused MoE, ...).
     named_functions=(NamedFunctions("direct_register_custom_op", "op_name", "op_func", "torch.ops.vllm"),),
+    # It only stores `op_func` and `fake_impl` (`Library.impl`, `_register_fake`): registering is no call.
+    keeps=(Keeps("direct_register_custom_op", ("op_func", "1", "fake_impl", "3")),),
     interface_bases=("KVConnectorBase_V1", "KVConnectorBase"),
     plugin_package="vllm.distributed.kv_transfer",
     config_package="vllm.config",

@@ -201,7 +201,7 @@ def build_catalog(
         index = package_index(results)
         sites = error_sites(results, index, options.repo, job.commit)
     with _timed(seconds, "graph", progress, "building the call graph"):
-        graph = call_graph(index, results)
+        graph = call_graph(index, results, options.profile)
     with _timed(seconds, "analysis", progress, "analysing conditions and call chains"):
         analyzed = analyze(sites, graph, options.profile)
     seconds["total"] = sum(seconds.values())

@@ -91,3 +91,16 @@ def test_the_integer_rows_spell_out_the_same_edges(whole):
     assert CallGraphDocument.of_edges(list(whole.edges), **counts) == whole
     assert len(whole.functions) == len(set(whole.functions)) and list(whole.functions) == sorted(whole.functions)
     assert len(whole.calls) == len(whole.edges) and all(len(row) == 6 for row in whole.calls)
+
+
+def test_a_function_a_registrar_keeps_is_no_call_from_the_registering_function():
+    from conftest import callees, graph_of
+
+    keeps = (("register_op", "op_func"), ("register_op", "1"), ("register_op", "fake_impl"))
+    assert callees(graph_of("kept_function"), "kept_function.register_ops") == {
+        "kept_function.register_op": {"module"}, "kept_function.kernel": {"callback"}, "kept_function.kernel_fake": {"callback"},
+    }
+    kept = graph_of("kept_function", keeps=keeps)
+    assert set(callees(kept, "kept_function.register_ops")) == {"kept_function.register_op"}
+    # a function handed to any other function is still called by it
+    assert callees(kept, "kept_function.run_each")["kept_function.kernel"] == {"callback"}

@@ -119,3 +119,14 @@ def test_a_kernel_handed_to_cute_compile_is_traced_by_calling_it():
         "jit_trace.Kernel.__call__": {"trace"},
         "jit_trace.launch": {"trace"},
     }
+
+
+def test_a_method_of_an_attribute_a_factory_fills_goes_to_what_it_builds():
+    from conftest import callees, graph_of
+
+    graph = graph_of("made_client")
+    base = "made_client.Client.sleep"
+    assert set(callees(graph, "made_client.Engine.sleep")) == {"made_client.InprocClient.sleep", "made_client.SyncClient.sleep"}
+    # a return that calls a function (`make_async()`) may give any `Client`; so may a value set elsewhere
+    assert base in callees(graph, "made_client.AsyncEngine.sleep")
+    assert base in callees(graph, "made_client.Replaced.sleep")

@@ -29,7 +29,7 @@ def catalog_of(folder: Path) -> Catalog:
     )
     index = package_index(results)
     sites = error_sites(results, index, "o/r", source.commit)
-    graph = call_graph(index, results)
+    graph = call_graph(index, results, VLLM)
     return assemble_catalog(
         results, graph, analyze(sites, graph, VLLM), repo="o/r", commit=source.commit, version=source.version,
         scope=EVERY_FILE, stage_seconds={},
