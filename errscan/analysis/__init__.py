@@ -18,6 +18,7 @@ import msgspec
 from errscan.analysis.bynames import add_calls_by_name
 from errscan.analysis.bindings import conditions_hold
 from errscan.analysis.chains import FoundChain, Reach, conjoin, reach, select
+from errscan.analysis.dispatch import Dispatch
 from errscan.analysis.entries import Entry, Plugin, find_entries, find_plugins, plugin_lookups
 from errscan.analysis.explain import Explainer
 from errscan.analysis.helpers import HelperSettings
@@ -57,6 +58,7 @@ def analyze(
     explainer = Explainer(catalog, profile)
     helpers = HelperSettings(graph, catalog, profile)
     reads = _attribute_reads(graph)
+    dispatch = Dispatch(graph)
     finder = SurfaceFinder(graph, profile, [error for error, _, _ in sites])
     per_function: dict[str, tuple[Reach, dict[str, list[Source]]]] = {}  # many sites share a function
     tested = _tested_names(sites)
@@ -65,7 +67,7 @@ def analyze(
     for error, raw, module in sites:
         node = function_node(module.module, "" if raw.function == "<module>" else raw.function)
         if node not in per_function:
-            per_function[node] = (reach(graph, node, entries, lookups, tested[node], named.__getitem__), _class_reads(graph, node, reads))
+            per_function[node] = (reach(graph, node, entries, lookups, tested[node], named.__getitem__, dispatch), _class_reads(graph, node, reads))
         searched, settings = per_function[node]
         terms, contributions = _site_terms(raw, module)
         local = render(terms, "deep")

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from errscan.analysis.bindings import Values, carried, conditions_hold
+from errscan.analysis.dispatch import Bound, Dispatch
 from errscan.analysis.entries import BUILTIN_KINDS, Entry
 from errscan.extract.conditions import Condition, render
 from errscan.graph.calls import CallGraph, CallSite
@@ -37,7 +38,9 @@ MAX_TARGET_STEPS = 4000  # and per raising function, all entry points together
 MAX_CANDIDATES = 3  # chains kept per entry point with distinct values of the function's parameters
 MAX_WAY_ENTRIES = 3  # nearest entry points tried for each way in
 
-State = tuple[str, "str | None"]  # a node, and the method a looked-up plugin class must resolve to
+# A node, the method a looked-up plugin class must resolve to, and what the object the node runs
+# on must dispatch to (`dispatch.py`).
+State = tuple[str, "str | None", Bound]
 Verdict = tuple["bool | None", str]  # satisfiable (True, False, None: unknown), and why not
 
 
@@ -85,7 +88,7 @@ def conjoin(*conditions: Condition) -> Condition:
 
 def reach(
     graph: CallGraph, target: str, entries: dict[str, Entry], lookups: frozenset[tuple[str, str]] = frozenset(),
-    relevant: frozenset[str] = frozenset(), named: Callable[[str], int] = lambda name: 0,
+    relevant: frozenset[str] = frozenset(), named: Callable[[str], int] = lambda name: 0, dispatch: Dispatch | None = None,
 ) -> Reach:
     """Every entry that reaches `target` within MAX_DEPTH calls, and its feasible chains.
 
@@ -93,8 +96,9 @@ def reach(
     configured plugin name: through one, an entry of plugin P reaches only the method P's class
     resolves to. `relevant` names the target's parameters its sites test: chains that bind them
     differently are kept apart, as a site may hold under one and not the other. `named` counts the
-    calls in the package that name a function or class (resolved or not)."""
-    search = _Search(graph, entries, lookups)
+    calls in the package that name a function or class (resolved or not); `dispatch`, what the
+    graph's objects hold (built here when not given)."""
+    search = _Search(graph, entries, lookups, dispatch or Dispatch(graph))
     tree = search.run(target)
     nearest: dict[str, tuple[State, Entry]] = {}
     for state, entry in tree.found:
@@ -114,7 +118,8 @@ def reach(
         for caller in sorted(graph.graph.predecessors(target)):
             if caller == target:
                 continue
-            near = search.run(caller, avoid=target, required=target if (caller, target) in lookups else None, depth=1)
+            required = target if (caller, target) in lookups else None
+            near = search.run(caller, target, required, 1, search.dispatch.step(caller, target, frozenset()))
             for site, _ in search.distinct_sites(caller, target):
                 for state, entry in near.found[:MAX_WAY_ENTRIES]:
                     way, refusals, _ = search.forward(near, state, entry, frozenset(), (target, site))
@@ -145,7 +150,7 @@ def _closed(graph: CallGraph, target: str, tree: _Tree, named: Callable[[str], i
         if state not in reached:
             reached.add(state)
             frontier += tree.nexts.get(state, ())
-    return all(state in reached for state, following in tree.toward.items() if following == (target, None))
+    return all(state in reached for state, following in tree.toward.items() if following == (target, None, frozenset()))
 
 
 def select(found: Reach, final: Callable[[Values], Verdict]) -> Reach:
@@ -215,25 +220,28 @@ class _Tree:
 
 
 class _Search:
-    def __init__(self, graph: CallGraph, entries: dict[str, Entry], lookups: frozenset[tuple[str, str]]):
+    def __init__(self, graph: CallGraph, entries: dict[str, Entry], lookups: frozenset[tuple[str, str]], dispatch: Dispatch):
         self.graph = graph
         self.entries = entries
         self.lookups = lookups
         self.looked_up = frozenset(callee for _, callee in lookups)
         self._sites: dict[tuple[str, str], list[tuple[CallSite, str | None]]] = {}
+        self.dispatch = dispatch
         self.budget = MAX_TARGET_STEPS
 
-    def run(self, start: str, avoid: str | None = None, required: str | None = None, depth: int = 0) -> _Tree:
+    def run(self, start: str, avoid: str | None = None, required: str | None = None, depth: int = 0,
+            bound: Bound = frozenset()) -> _Tree:
         """Backward breadth-first search from `start` (never through `avoid`), which is `depth`
-        calls from the raising function already; entries ties by name."""
-        first: State = (start, required)
+        calls from the raising function already (and whose object must dispatch as `bound`
+        demands for the call into it); entries ties by name."""
+        first: State = (start, required, bound)
         tree = _Tree({first: None}, {}, {first: 0}, [])
         queue = deque([(first, depth)])
         predecessors = self.graph.graph.pred
         while queue:
             state, level = queue.popleft()
-            node, needed = state
-            entry = self._entry(node, needed) if node in self.entries else None
+            node, needed, bound = state
+            entry = self._entry(node, needed, bound) if node in self.entries else None
             if entry is not None:
                 tree.found.append((state, entry))
             if level >= MAX_DEPTH or node not in predecessors:
@@ -242,7 +250,8 @@ class _Search:
             for caller in sorted(predecessors[node]):
                 if caller == avoid:
                     continue
-                previous = (caller, node if lookup and (caller, node) in self.lookups else needed)
+                previous = (caller, node if lookup and (caller, node) in self.lookups else needed,
+                            self.dispatch.step(caller, node, bound))
                 tree.nexts.setdefault(previous, []).append(state)
                 if previous not in tree.toward:
                     tree.toward[previous] = state
@@ -374,20 +383,22 @@ class _Search:
         states = [following]
         while tree.toward[states[-1]] is not None:
             states.append(tree.toward[states[-1]])
-        rest = [node for node, _ in states]
+        rest = [state[0] for state in states]
         more = [self.distinct_sites(a, b)[0][0] for a, b in zip(rest, rest[1:])]
         if last is not None:
             rest.append(last[0])
             more.append(last[1])
         return FoundChain(entry, (*nodes, *rest), (*sites, site, *more), (), False, why)
 
-    def _entry(self, node: str, needed: str | None) -> Entry | None:
-        """The entry at `node`, keeping the plugins whose class resolves to the `needed` method."""
+    def _entry(self, node: str, needed: str | None, bound: Bound) -> Entry | None:
+        """The entry at `node`, keeping the plugins whose class resolves to the `needed` method
+        and whose objects dispatch as `bound` demands."""
         entry = self.entries.get(node)
-        if entry is None or needed is None or not entry.plugins:
+        if entry is None or needed is None and not bound or not entry.plugins:
             return entry
-        method = needed.rsplit(".", 1)[1]
-        plugins = tuple(p for p in entry.plugins if self.graph.lookup_method(p.klass, method) == needed)
+        method = needed.rsplit(".", 1)[1] if needed else ""
+        plugins = tuple(p for p in entry.plugins if (needed is None or self.graph.lookup_method(p.klass, method) == needed)
+                        and self.dispatch.allows(p, bound))
         return replace(entry, plugins=plugins) if plugins else None
 
 

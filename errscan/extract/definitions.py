@@ -143,10 +143,12 @@ class DefinitionWalk:
                     for made, _ in self.expand(dotted(stmt.value.func), ()):
                         # `cls = pick(); self.x = cls(...)` types x by each choice
                         self.attribute_types.append(AttributeType(klass, target.attr, made or "", bool(made), self.frame.scope))
+                elif stmt.value is not None and _is_none(stmt.value):  # no object: what dispatches on x is the rest
+                    self.attribute_types.append(AttributeType(klass, target.attr, "None", False, self.frame.scope))
                 elif not typed and isinstance(stmt.value, ast.Name) and stmt.value.id in self.frame.params:
                     typed = self.frame.params[stmt.value.id]
                     self.attribute_types.append(AttributeType(klass, target.attr, typed, False, self.frame.scope, True))
-                elif not typed and stmt.value is not None:
+                elif stmt.value is not None:  # beside an annotation too: a value of no known class
                     self.attribute_types.append(AttributeType(klass, target.attr, "", False, self.frame.scope))
                 read = _setting_read(stmt.value)
                 if read:

@@ -93,7 +93,7 @@ class AppendFact:
 class AttributeType:
     class_scope: str  # module-relative class scope
     attribute: str
-    type: str  # dotted, as written; "" for a value of no known type (`self.x = other.y`)
+    type: str  # dotted, as written; "" for a value of no known type (`self.x = other.y`); "None" for None
     from_call: bool = False  # `type` is a called function's name: the attribute holds what it returns
     scope: str = ""  # where it is written (its imports name the type); the class body if ""
     given: bool = False  # a parameter's value, typed by its annotation: any subclass of it may come

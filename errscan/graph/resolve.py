@@ -48,8 +48,8 @@ class Resolver(ClassHierarchy):
         other: set[tuple[str, str]] = set()  # given a value of some other or of no known class too
         for module in self.index.modules.values():
             for attr in module.attribute_types:
-                if attr.element:
-                    continue  # what a container holds: `held.py`
+                if attr.element or attr.type == "None":
+                    continue  # what a container holds: `held.py`; None has no methods to call
                 key = (function_node(module.module, attr.class_scope), attr.attribute)
                 resolved = self.qualify(module, attr.scope or attr.class_scope, attr.type) if attr.type else None
                 if resolved is None and attr.from_call and attr.type.count(".") == 1 and attr.type.startswith("self."):

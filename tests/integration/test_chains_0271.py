@@ -55,3 +55,13 @@ def test_errors_that_cannot_fire_say_so(at):
         error = at("v1/moriio/moriio_connector.py", line)
         assert error.trigger.satisfiable is False and error.trigger.reachable is False
         assert error.explanation.kind == "unreachable"
+
+
+def test_a_worker_method_names_only_the_connectors_whose_worker_runs_it(at):
+    """Only NixlPushConnector constructs NixlPushConnectorWorker (nixl/connector.py:367), and the
+    push worker overrides `_get_new_notifs` (push_worker.py:690), hiding the pull worker's."""
+    assert at("v1/nixl/push_worker.py", 278).trigger.connectors == ("NixlPushConnector",)
+    assert at("v1/nixl/pull_worker.py", 371).trigger.connectors == ("NixlConnector", "NixlPullConnector")
+    # a base stub both workers and both schedulers override is run by no connector's object
+    assert at("v1/nixl/base_worker.py", 2187).trigger.connectors == ()
+    assert at("v1/nixl/base_scheduler.py", 493).trigger.connectors == ()
