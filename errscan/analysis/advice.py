@@ -196,3 +196,30 @@ def own_class(error: ErrorSite, setting: Setting, when: str | None, where: str |
     text = (f"Change that class as the message asks: {asked}." if asked else
             "Change that class so that what the message states no longer holds.")
     return Explanation(summary, "usage", when, where, (Fix(setting.name, None, text, setting.carrier),))
+
+
+_ENVIRON = re.compile(r"\bos\.environ\b|\bgetenv\(")
+
+
+def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], subject: str, timing: str,
+                    profile: Profile) -> tuple[str, str, Fix] | None:
+    """(kind, summary, fix) for an error no traced setting decides, yet not the program's own state:
+    its condition reads the environment (a variable looked up by a name the analysis cannot trace),
+    or the condition on the way reads a field the client sends with the request."""
+    verb = "logs" if error.kind == "log" else "raises"
+    if _ENVIRON.search(own_code):
+        return ("environment",
+                f"{subject} {verb} this{timing} depending on the environment variables it checks (the condition reads "
+                f"the environment): your environment decides it, not a bug.",
+                Fix("", None, "Set or unset the environment variable the message names, as the message says."))
+    field = next((f for f in profile.client_fields for code in [own_code, *chain_codes]
+                  if re.search(rf"\b{re.escape(f)}\b", code)), None)
+    if field is None:
+        return None
+    text = report(error, profile)
+    return ("usage",
+            f"{subject} {verb} this{timing} only for a request whose `{field}` leads here: the client (or a proxy in "
+            f"front of the instances) sends them with the request, so check what the request carries before "
+            f"suspecting a bug.",
+            Fix(field, None, f"Check the `{field}` sent with the request (by the client or the proxy) against what "
+                             f"{subject} expects. If it is as intended, {text[0].lower()}{text[1:]}"))

@@ -14,7 +14,7 @@ import itertools
 import re
 
 from errscan.analysis.advice import (
-    UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, check_command, missing_package, not_installed, outside, own_class, report,
+    UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, check_command, decided_outside, missing_package, not_installed, outside, own_class, report,
     subject as advice_subject, unimplemented, unsupported_clause,
 )
 from errscan.analysis.chains import Reach
@@ -84,17 +84,28 @@ class Explainer:
         told = advised(error, self.catalog, self.profile)
         fixes = tuple(fix for way in ways for fix in self._fixes(way, earlier, connectors, bool(told))) + told
         kind = self._kind(error, own, ways, fixes)
-        summary = self._summary(error, kind, ways, fixes, subject, when, class_settings, own)
+        chain_codes = [render(chain.condition) or "" for chain in found.chains]
+        outside_of_state = decided_outside(error, local or "", chain_codes, subject, _timing(when), self.profile) \
+            if kind == "internal" else None
+        if outside_of_state is not None:
+            kind, summary, told_fix = outside_of_state
+        else:
+            summary = self._summary(error, kind, ways, fixes, subject, when, class_settings, own)
         if path_words:
             summary = f"{summary[:-1]} (this code runs only if {path_words})."
         check = None
-        if kind == "internal":
+        if outside_of_state is not None:
+            fixes = (told_fix,)
+        elif kind == "internal":
             fixes = (self._report_fix(error),)
             check = self.profile.report_command or None
         elif kind == "environment":
             _, advice, facet = outside(error, own, self.profile)
             said = " The message carries the underlying error: it says what failed." if cause_in_message(error) else ""
             pointers = self._pointers(class_settings, facet, path_way) or self._pointers(plugin_settings or {}, facet, None)
+            if pointers:  # the address, path or file the user gives is what to check: a setting of theirs
+                given = " and ".join(f"`{s.name}`" for s in pointers)
+                summary = summary.replace(_UNDECIDED, f"; what you give in {given} is part of it")
             fixes = (Fix("", None, advice + said),) + _pointer_fix(pointers, facet)
             check = check_command(facet, pointers, self.profile)
         elif kind == "configuration" and not fixes:
@@ -107,7 +118,7 @@ class Explainer:
                 f"values {self.profile.title or self.profile.name} works out itself, so no single value is known to "
                 f"avoid it. If yours look right, {text[0].lower()}{text[1:]}"
             )),)
-        example = self.examples.example(error, ways, fixes, path_way) if kind == "configuration" else None
+        example = self.examples.example(error, ways, fixes, path_way) if kind == "configuration" and outside_of_state is None else None
         reproduce = self.examples.reproduce(error, ways, path_way) if example is None else None
         return Explanation(summary, kind, when, where, tuple(dict.fromkeys(fixes)), example, reproduce, check)
 
@@ -241,8 +252,7 @@ class Explainer:
         self, error: ErrorSite, kind: str, ways: list[Way], fixes: tuple[Fix, ...], subject: str, when: str | None,
         class_settings: dict[str, list[str]], own: Condition,
     ) -> str:
-        first = when.split("; or ")[0] if when else None  # the page lists every phase; one reads best here
-        timing = " in a background thread" if first and first.startswith("in the background") else f" {first}" if first else ""
+        timing = _timing(when)
         words = [self._words(way, class_settings) for way in ways]
         if kind == "configuration":
             if words and all(words):
@@ -256,7 +266,7 @@ class Explainer:
             return f"{subject} raises this{timing}; {', '.join(dict.fromkeys(named)) or 'the model'} decides whether it does."
         if kind == "environment":
             what, _, _ = outside(error, own, self.profile)
-            return f"{subject} reports this{timing} when {what}; no setting of yours decides it."
+            return f"{subject} reports this{timing} when {what}{_UNDECIDED}."
         if kind == "usage":
             return f"{subject} refuses a request with this error{timing}: the request itself is at fault."
         known = [w for w in words if w]
@@ -299,11 +309,18 @@ class Explainer:
         said = [p for p in parts if p]
         return " and ".join(dict.fromkeys(said)) if said else None
 
+def _timing(when: str | None) -> str:
+    """The first phase, to follow "raises this": the page lists every phase; one reads best in a sentence."""
+    first = when.split("; or ")[0] if when else None
+    return " in a background thread" if first and first.startswith("in the background") else f" {first}" if first else ""
+
+
 def _same_start(one: str, other: str) -> bool:
     """Two phases told the same before their parenthesis ("at engine start-up (when ...)")."""
     return one.split(" (")[0] == other.split(" (")[0]
 
 
+_UNDECIDED = "; no setting of yours decides it"
 _PEERS = re.compile(r"\b(remote|local|prefill|decode)\b", re.IGNORECASE)
 
 

@@ -226,6 +226,9 @@ class Profile:
     plugin_setting_defaults: tuple[tuple[str, str], ...] = ()  # other fields an example command needs
     plugin_module_setting: str = ""  # the field that loads a plugin from the user's own module
     report_command: str = ""  # prints the version and environment a bug report needs
+    # Fields of the engine's own request that carry what the client sent with it: a condition reading
+    # one is decided by the request, not by the program's state.
+    client_fields: tuple[str, ...] = ()
     resets: tuple["Reset", ...] = ()  # settings the project overrides unless another one is set
     peer_values: tuple["PeerValue", ...] = ()  # values that are the settings of either of two instances
     distributions: tuple[tuple[str, str], ...] = ()  # import root -> the name pip installs it by, when they differ

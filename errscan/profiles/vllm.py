@@ -200,6 +200,9 @@ VLLM = Profile(
     # KVConnectorFactory loads a connector class from this module when it is given.
     plugin_module_setting="kv_connector_module_path",
     report_command="vllm collect-env",
+    # Request.kv_transfer_params (v1/request.py) is the body's `kv_transfer_params` (openai/*/protocol.py),
+    # sent by the client or the disaggregation proxy in front of the instances.
+    client_fields=("kv_transfer_params",),
     # Disaggregated prefill: a connector compares its own tensor-parallel size with the peer's, which
     # the peer sends in its handshake (TransferTopology in kv_connector/utils.py).
     peer_values=(

@@ -1,4 +1,4 @@
-"""What an error page derives for presentation: the firing condition and a defensive check."""
+"""What an error page derives for presentation: the firing condition."""
 
 from __future__ import annotations
 
@@ -26,15 +26,3 @@ def firing_condition(error: ErrorSite) -> Firing | None:
     if trigger is None or trigger.condition is None:
         return None
     return Firing(trigger.condition, condition_words(trigger.condition, trigger.plain), trigger.partial, trigger.unknown)
-
-
-def defensive_check(error: ErrorSite, firing: Firing) -> str:
-    """A snippet testing the firing condition before the call, with the names the raising code uses."""
-    where = error.function if error.function != "<module>" else f"importing {error.path}"
-    return (
-        f"# Before reaching {where} ({error.path}:{error.line}),\n"
-        f"# compute these values as that code does, then test them:\n"
-        f"if {firing.code}:\n"
-        f"    # {error.exception} would be raised here\n"
-        f"    ...\n"
-    )

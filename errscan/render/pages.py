@@ -4,6 +4,7 @@ several processes; beside each page, the error's JSON document."""
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from functools import cache
 from http import HTTPStatus
 from pathlib import Path
@@ -69,13 +70,18 @@ def inline_code(text: str) -> markupsafe.Markup:
     )
 
 
+EXCERPT_BEFORE, EXCERPT_AFTER = 6, 3  # lines the page shows around the statement; the JSON keeps more
+
+
 def highlighted_excerpt(error: ErrorSite) -> markupsafe.Markup:
-    """The excerpt as Pygments HTML with line numbers; the lines of the statement marked."""
+    """The statement and a few lines around it as Pygments HTML with line numbers; its lines marked."""
     excerpt = error.excerpt
-    marked = [n - excerpt.start_line + 1 for n in range(error.line, error.end_line + 1)]
+    start = max(excerpt.start_line, error.line - EXCERPT_BEFORE)
+    lines = excerpt.lines[start - excerpt.start_line : error.end_line + EXCERPT_AFTER - excerpt.start_line + 1]
+    marked = [n - start + 1 for n in range(error.line, error.end_line + 1)]
     formatter = copy.copy(_formatter())  # its stylesheet is made once, not for every page
-    formatter.linenostart, formatter.hl_lines = excerpt.start_line, set(marked)
-    return markupsafe.Markup(highlight("\n".join(excerpt.lines) + "\n", _LEXER, formatter))
+    formatter.linenostart, formatter.hl_lines = start, set(marked)
+    return markupsafe.Markup(highlight("\n".join(lines) + "\n", _LEXER, formatter))
 
 
 _LEXER = PythonLexer(stripnl=False)
@@ -162,33 +168,47 @@ def _write_error_chunk(chunk: range) -> int:
     by_id = catalog.by_id()
     common = {"catalog": catalog, "short_commit": (catalog.commit or "")[:10], "site_url": site_url}
     error_page = environment().get_template("error.html")
+    raising = raises_by_function(errors)
     for position in chunk:
         error = errors[position]
         write(root / error_document_path(error.id), dump_json(error_document(catalog, error), compact=True))  # thousands: one line each
         related = ranked_related(error, [(by_id[r.id], r.reason) for r in (error.trigger.related if error.trigger else ()) if r.id in by_id])
-        page = error_page.render(root="../../", here=f"errors/{error.id}/", **common, **error_context(catalog, error, related))
+        later = next((e for e in raising.get((error.path, error.function), ()) if e.line > error.line), None) if error.kind == "log" else None
+        page = error_page.render(root="../../", here=f"errors/{error.id}/", **common, **error_context(catalog, error, related, later))
         write(root / page_path(error), page)
     return len(chunk)
 
 
-def error_context(catalog: Catalog, error: ErrorSite, related: list) -> dict[str, Any]:
-    """What error.html shows beyond the record itself: words, highlighted source, checks, links."""
+def raises_by_function(errors: list[ErrorSite]) -> dict[tuple[str, str], list[ErrorSite]]:
+    """The raises and asserts of each function, in line order: what may follow a log line there."""
+    found: dict[tuple[str, str], list[ErrorSite]] = {}
+    for error in sorted(errors, key=lambda e: e.line):
+        if error.kind != "log":
+            found.setdefault((error.path, error.function), []).append(error)
+    return found
+
+
+def error_context(catalog: Catalog, error: ErrorSite, related: list, raised_later: ErrorSite | None = None) -> dict[str, Any]:
+    """What error.html shows beyond the record itself: words, highlighted source, checks, links.
+    `raised_later`: for a log line, a raise further down its function (the program may not go on)."""
     firing = checks.firing_condition(error)
     trigger = error.trigger
     pin = pin_of(catalog, error)
+    contributions = [(c, plain_words(c.condition)) for c in trigger.contributions] if trigger else []
     return {
         "error": error,
         "pin": pin,
         "firing": firing,
         "excerpt_html": highlighted_excerpt(error),
-        "check": checks.defensive_check(error, firing) if firing and error.kind != "log" else None,  # a log stops nothing
-        # the code again only where the words do not already show it
+        # the code once, for developers, only where the words do not already show it
         "condition_code": firing.code if firing and firing.code not in firing.words.replace("`", "") else None,
-        "contributions": [(c, plain_words(c.condition)) for c in trigger.contributions] if trigger else [],
-        "chains": [
-            (chain, [(step, github_url(catalog.repo, pin.commit, step.path, step.line)) for step in chain.steps])
-            for chain in (trigger.chains if trigger else ())
-        ],
+        "contributions": contributions,
+        # the parts' conditions say it once each; the whole, their `any of`, would say it again
+        "words_in_parts": bool(contributions) and firing is not None and all(w in firing.words for _, w in contributions),
+        "chains": shown_chains(catalog, pin, trigger.chains if trigger else ()),
+        "chains_shown": CHAINS_SHOWN,
+        "docstring": (error.docstring or "").split("\n\n")[0].rstrip(),
+        "raised_later": raised_later,
         "related": related,
         "seen": seen(error),
         "settings": user_settings(trigger.knobs) if trigger else [],
@@ -202,7 +222,47 @@ KIND_LABELS = {
     "configuration": "decided by settings", "environment": "environment", "usage": "bad request or input",
     "internal": "internal check", "unreachable": "cannot fire",
 }
-RELATED_SHOWN = 5
+RELATED_SHOWN = 3
+CHAINS_SHOWN = 4
+
+
+@dataclass(frozen=True)
+class ShownChain:
+    """A chain as the page prints it: only the steps no earlier chain printed (`joins`: the number of
+    the chain it continues as, from `join_at`), and of its condition only what an earlier chain's
+    (`same_condition`, which ends it) does not say."""
+
+    chain: Any
+    condition: str
+    steps: list
+    same_condition: int | None
+    joins: int | None
+    join_at: str | None
+
+
+def shown_chains(catalog: Catalog, pin, chains) -> list[ShownChain]:
+    shown: list[ShownChain] = []
+    for chain in chains:
+        keys = [(s.callee, s.path, s.line) for s in chain.steps]
+        cut, joins = len(keys), None
+        for number, earlier in enumerate(chains[: len(shown)], 1):
+            theirs = [(s.callee, s.path, s.line) for s in earlier.steps]
+            shared = next((k for k in range(len(keys)) if _ends_with(theirs, keys[k:])), len(keys))
+            if shared < cut:
+                cut, joins = shared, number
+        own, same = chain.condition, None
+        for number, earlier in enumerate(chains[: len(shown)], 1):
+            if own and earlier.condition and own.endswith(earlier.condition) and (same is None or len(earlier.condition) > len(chains[same - 1].condition)):
+                same = number
+        if same is not None:
+            own = own[: -len(chains[same - 1].condition)].removesuffix(" and ") if own != chains[same - 1].condition else ""
+        steps = [(s, github_url(catalog.repo, pin.commit, s.path, s.line)) for s in chain.steps[:cut]]
+        shown.append(ShownChain(chain, own, steps, same, joins, chain.steps[cut].callee if joins else None))
+    return shown
+
+
+def _ends_with(steps: list, tail: list) -> bool:
+    return len(tail) <= len(steps) and steps[len(steps) - len(tail):] == tail
 
 
 def ranked_related(error: ErrorSite, related: list[tuple[ErrorSite, str]]) -> list[tuple[ErrorSite, str]]:

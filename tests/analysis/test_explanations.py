@@ -226,6 +226,7 @@ def test_a_failed_file_operation_names_the_path_setting_and_how_to_check_it(expl
     assert [(f.setting, f.carrier) for f in written.fixes[1:]] == [("kv_connector_extra_config.storage_path", "--kv-transfer-config")]
     assert "(default `/tmp/kv`)" in written.fixes[1].text
     assert written.check == "ls -ld <storage_path> && df -h <storage_path>"
+    assert "no setting of yours" not in written.summary and "what you give in `kv_connector_extra_config.storage_path`" in written.summary
 
 
 def test_a_helper_classs_failed_file_operation_names_the_connectors_path_setting(explained):
@@ -239,9 +240,23 @@ def test_a_value_of_the_wrong_form_points_at_the_file_it_was_read_from(explained
     assert size.kind == "environment"
     assert "`VLLM_DISK_CONFIG_PATH` is set" in size.summary and "is on" not in size.summary  # a path, not a switch
     assert size.check == 'cat "$VLLM_DISK_CONFIG_PATH"'
+    assert "no setting of yours" not in size.summary  # the file it names is the user's
     assert size.reproduce.startswith("VLLM_DISK_CONFIG_PATH='<vllm_disk_config_path>' vllm serve MODEL")
 
 
 def test_a_peers_failure_gives_a_command_that_checks_the_port(explained):
     pulled = explained["pulling kv_caches for {response.err_reqs} failed"]
     assert pulled.check == "nc -vz <peer-host> <peer-port>"  # `side_port` may be this instance's own
+
+
+def test_an_environment_variable_looked_up_by_a_table_name_is_the_users_not_a_bug(explained):
+    renamed = explained["renamed environment variable set"]
+    assert renamed.kind == "environment" and "environment variable" in renamed.summary
+    assert "no setting of yours" not in renamed.summary and "most likely a bug" not in renamed.summary
+    assert renamed.fixes[0].text.startswith("Set or unset the environment variable the message names")
+
+
+def test_a_field_the_client_sends_decides_it_and_is_named(explained):
+    tracker = explained["Request tracker missing"]
+    assert tracker.kind == "usage" and "a request whose `kv_transfer_params` leads here" in tracker.summary
+    assert "no setting of yours" not in tracker.summary and tracker.fixes[0].setting == "kv_transfer_params"

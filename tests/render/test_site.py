@@ -9,6 +9,7 @@ import msgspec
 import pytest
 
 from errscan.model import SCHEMA_VERSION, Trigger
+from errscan.render.pages import EXCERPT_AFTER, EXCERPT_BEFORE
 from errscan.render.site import write_site
 from errscan.render.search import script_json
 from sitebuild import SECTIONS, Page, catalog, error_named, site, words  # noqa: F401 (fixtures)
@@ -28,11 +29,11 @@ def test_error_page_explains_the_analysed_condition(site, catalog):
     html = (site / "errors" / error.id / "index.html").read_text()
     text = words(html)
     assert "vllm-project" not in text and "example/kv · ValueError" in text
-    assert "It is raised when group_ids does not have exactly 1 item. The condition as code len(group_ids) != 1" in text
+    assert "It is raised when group_ids does not have exactly 1 item." in text
+    assert text.index("For vLLM developers") < text.index("The condition as code: len(group_ids) != 1")
     assert text.index("How to avoid it") < text.index("Source")
     assert "Index of the group holding the hidden states." in text  # the docstring, for developers
     assert "More than one match, or none among several groups: ambiguous." in text
-    assert "if len(group_ids) != 1:" in text
     assert "GitHub (pinned to 0123456789)" in text
     assert f"https://github.com/example/kv/blob/{catalog.commit}/{error.path}#L{error.line}" in html
     # each chain step links to its pinned line
@@ -40,7 +41,7 @@ def test_error_page_explains_the_analysed_condition(site, catalog):
     assert "How the engine gets there: 1 call chain" in text
     assert "KVConnectorFactory.create_connector (connector-init), when kv_cache_config is not None" in text
     assert "GroupLookupConnector._find_group group_lookup.py:12" in text
-    assert text.count("len(group_ids) != 1") == 2  # the condition, and the defensive check
+    assert text.count("len(group_ids) != 1") == 1  # the condition as code, once, for developers
     assert "--kv-transfer-config" in text and "GroupLookupConnector" in text
     assert f'href="../../api/errors/{error.id}.json"' in html
     assert "release 9.9.9" in text
@@ -48,8 +49,9 @@ def test_error_page_explains_the_analysed_condition(site, catalog):
     marked = re.findall(r'<span class="hll"><span class="linenos">\s*(\d+)</span>', html)
     assert [int(n) for n in marked] == list(range(error.line, error.end_line + 1))
     numbered = re.findall(r'<span class="linenos">\s*(\d+)</span>(.*)', html)
-    assert numbered[0] == (str(error.excerpt.start_line), "")  # a blank first line keeps its number
-    assert [int(n) for n, _ in numbered] == list(range(error.excerpt.start_line, error.excerpt.start_line + len(error.excerpt.lines)))
+    # a few lines around the statement, numbered as in the file (the JSON keeps the whole excerpt)
+    start = max(error.excerpt.start_line, error.line - EXCERPT_BEFORE)
+    assert [int(n) for n, _ in numbered] == list(range(start, error.end_line + EXCERPT_AFTER + 1))
     assert "raise" in dict(numbered)[str(error.line)]
 
 
@@ -57,7 +59,7 @@ def test_sections_without_data_say_so(site, catalog):
     error = error_named(catalog, "GroupLookupConnector.__init__")
     text = words((site / "errors" / error.id / "index.html").read_text())
     assert "Not analysed yet for this site" in text
-    assert "In code terms" not in text and "A defensive check" not in text
+    assert "In code terms" not in text and "The condition as code" not in text
 
 
 def test_contributions_are_listed_with_their_conditions(site, catalog):
@@ -70,7 +72,7 @@ def test_code_level_advice_is_not_a_fix(site, catalog):
     error = error_named(catalog, "GroupLookupConnector.start_load", "NotImplementedError")
     text = words((site / "errors" / error.id / "index.html").read_text())
     assert "Turn use_layerwise off" not in text  # code-level advice stays in the JSON, for tools
-    assert text.index("For vLLM developers") < text.index("A defensive check") < text.index("Related errors")
+    assert text.index("For vLLM developers") < text.index("Related errors")
     assert "Settings read on the way: use_layerwise" in text
 
 
@@ -387,7 +389,7 @@ def test_browse_groups_by_subsystem_with_counts(site, catalog):
     assert subsystem("pkg/sub/x/y.py") == "pkg/sub" and subsystem("pkg/x.py") == "pkg/x.py"
 
 
-def test_a_short_message_is_the_heading_once_and_a_log_gets_no_defensive_check(catalog, tmp_path):
+def test_a_short_message_is_the_heading_once_and_a_lone_log_goes_on(catalog, tmp_path):
     """A condition that is a value the message shows appears once in the heading and once in the words."""
     (error,) = [e for e in catalog.errors if e.message.startswith("too many blocks")]
     trigger = Trigger(condition="len(block_ids)", conjuncts=("len(block_ids)",), raw_condition="len(block_ids)")
@@ -397,7 +399,7 @@ def test_a_short_message_is_the_heading_once_and_a_log_gets_no_defensive_check(c
     page = Page(html)
     assert "<title>ERROR: too many blocks: …" in html  # the tab shows the message's own words
     assert re.search(r'<h1 class="message">too many blocks: <span class="placeholder">\{len\(block_ids\)\}</span></h1>', html)
-    assert 'pre class="message"' not in html and "A defensive check" not in " ".join(page.text)
+    assert 'pre class="message"' not in html and "not raised: the program goes on." in " ".join(" ".join(page.text).split())
     assert " ".join(page.outside_source().split()).count("len(block_ids)") == 2
 
 
@@ -418,3 +420,34 @@ def test_the_fix_box_shows_the_configuration_and_the_check_and_the_phase_is_said
         assert explanation.reproduce in fix and explanation.check in fix
         assert ("Attach the output of:" in fix) == (explanation.kind == "internal") and ("To check it:" in fix) != phase
         assert ("When:" in summary) == phase and "Where: each worker" in summary
+
+
+def test_a_log_with_a_raise_further_down_its_function_does_not_say_the_program_goes_on(catalog, tmp_path):
+    """Logged, then raised after: the page names the raise instead of "the program goes on"."""
+    (error,) = [e for e in catalog.errors if e.message.startswith("too many blocks")]
+    logged = msgspec.structs.replace(error, kind="log", level="error", exception="", id="1" * 16)
+    raised = msgspec.structs.replace(error, line=error.line + 2, end_line=error.line + 2, id="2" * 16)
+    write_site(msgspec.structs.replace(catalog, errors=(logged, raised)), tmp_path / "site")
+    text = " ".join(" ".join(Page((tmp_path / "site" / "errors" / logged.id / "index.html").read_text()).text).split())
+    assert "the program goes on" not in text
+    assert f"not raised; but {error.function} raises {error.exception} further down (line {error.line + 2})" in text
+
+
+def test_chains_print_shared_steps_and_conditions_once(catalog):
+    from errscan.model import Chain, ChainStep
+    from errscan.render.pages import shown_chains
+
+    def step(caller, callee, line):
+        return ChainStep(caller, callee, "a.py", line, None)
+
+    inner = Chain("connector-init", ("C.__init__", "C.f"), (step("C.__init__", "C.f", 5),), "x is not None", None)
+    outer = Chain("core-call", ("make", "C.__init__", "C.f"), (step("make", "C.__init__", 9), step("C.__init__", "C.f", 5)),
+                  "y and x is not None", None)
+
+    class Pin:
+        commit = "0" * 40
+
+    first, second = shown_chains(catalog, Pin, [inner, outer])
+    assert [s.callee for s, _ in first.steps] == ["C.f"] and first.condition == "x is not None"
+    assert [s.callee for s, _ in second.steps] == ["C.__init__"] and (second.joins, second.join_at) == (1, "C.f")
+    assert (second.condition, second.same_condition) == ("y", 1)
