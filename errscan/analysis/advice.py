@@ -52,6 +52,12 @@ def subject(error: ErrorSite, project: str) -> str:
     return f"{connectors[0]} (and {len(connectors) - 1} other connectors)"
 
 
+def verb(error: ErrorSite, subject: str) -> str:
+    """"raises" or "logs", agreeing with a subject of two connectors ("A and B raise")."""
+    stem = "log" if error.kind == "log" else "raise"
+    return stem if " and " in subject.split(" (", 1)[0] else stem + "s"
+
+
 def report(error: ErrorSite, profile: Profile) -> str:
     """What to report, where and with which version (the project's own command prints it)."""
     project = profile.title or profile.name
@@ -206,10 +212,10 @@ def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], sub
     """(kind, summary, fix) for an error no traced setting decides, yet not the program's own state:
     its condition reads the environment (a variable looked up by a name the analysis cannot trace),
     or the condition on the way reads a field the client sends with the request."""
-    verb = "logs" if error.kind == "log" else "raises"
+    does = verb(error, subject)
     if _ENVIRON.search(own_code):
         return ("environment",
-                f"{subject} {verb} this{timing} depending on the environment variables it checks (the condition reads "
+                f"{subject} {does} this{timing} depending on the environment variables it checks (the condition reads "
                 f"the environment): your environment decides it, not a bug.",
                 Fix("", None, "Set or unset the environment variable the message names, as the message says."))
     field = next((f for f in profile.client_fields for code in [own_code, *chain_codes]
@@ -218,7 +224,7 @@ def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], sub
         return None
     text = report(error, profile)
     return ("usage",
-            f"{subject} {verb} this{timing} only for a request whose `{field}` leads here: the client (or a proxy in "
+            f"{subject} {does} this{timing} only for a request whose `{field}` leads here: the client (or a proxy in "
             f"front of the instances) sends them with the request, so check what the request carries before "
             f"suspecting a bug.",
             Fix(field, None, f"Check the `{field}` sent with the request (by the client or the proxy) against what "

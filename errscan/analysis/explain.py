@@ -15,7 +15,7 @@ import re
 
 from errscan.analysis.advice import (
     UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, check_command, decided_outside, missing_package, not_installed, outside, own_class, report,
-    subject as advice_subject, unimplemented, unsupported_clause,
+    subject as advice_subject, unimplemented, unsupported_clause, verb,
 )
 from errscan.analysis.chains import Reach
 from errscan.analysis.commands import Setting, action, candidates, written
@@ -241,7 +241,7 @@ class Explainer:
         if not found.chains:
             return None, None
         condition = self.settings.settled(render(found.chains[0].condition, "deep") or "", class_settings)
-        if not condition:
+        if not condition or condition == "True":  # nothing on the way but constants that hold
             return None, None
         way = Way(condition, self.settings.settings_in(condition, class_settings))
         if not way.settings:
@@ -256,14 +256,14 @@ class Explainer:
         words = [self._words(way, class_settings) for way in ways]
         if kind == "configuration":
             if words and all(words):
-                said = f"{subject} raises this{timing} if " + "; or if ".join(words) + "."  # type: ignore[arg-type]
+                said = f"{subject} {verb(error, subject)} this{timing} if " + "; or if ".join(words) + "."  # type: ignore[arg-type]
                 unsaid = [s.name for way in ways for s in way.settings if s.name not in said]
                 if unsaid:  # read by a part that has no words: still the user's to check
                     said += f" It also depends on {' and '.join(f'`{n}`' for n in dict.fromkeys(unsaid))}."
                 return said
             named = [f"`{s.name}`" for way in ways for s in way.settings] + [f"`{f.setting}`" for f in fixes if f.setting]
             named += [f"`{flag}`" for flag in flags_in_words(error.message, self.catalog)]
-            return f"{subject} raises this{timing}; {', '.join(dict.fromkeys(named)) or 'the model'} decides whether it does."
+            return f"{subject} {verb(error, subject)} this{timing}; {', '.join(dict.fromkeys(named)) or 'the model'} decides whether it does."
         if kind == "environment":
             what, _, _ = outside(error, own, self.profile)
             return f"{subject} reports this{timing} when {what}{_UNDECIDED}."

@@ -122,10 +122,12 @@ def _none_test(node: ast.Compare) -> bool:
 
 def settled(condition: str, never_none: Callable[[ast.expr], bool]) -> str:
     """`condition` with each None test of a value that is never None (`never_none`: a field its
-    config fills when unset) replaced by its outcome, and `and`/`or`/`not` over it folded:
-    `cfg.engine_id is not None and x > 1` is `x > 1`. Unchanged when there is no such test."""
+    config fills when unset) replaced by its outcome, and `and`/`or`/`not` over it and over constants
+    folded: `cfg.engine_id is not None and x > 1` is `x > 1`, and so is `x > 1 and True` (a `while
+    True` on the way). Unchanged when there is nothing to fold."""
     tree = parse_expression(condition)
-    if tree is None or not any(isinstance(n, ast.Compare) and _none_test(n) and never_none(n.left) for n in ast.walk(tree)):
+    if tree is None or not any(isinstance(n, ast.Compare) and _none_test(n) and never_none(n.left)
+                               or _constant(n) is not None and n is not tree for n in ast.walk(tree)):
         return condition
     return fast_unparse(_fold(ast.parse(condition, mode="eval").body, never_none))
 
