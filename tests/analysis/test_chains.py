@@ -86,3 +86,17 @@ def test_the_condition_under_which_an_alias_was_bound_does_not_rule_its_call_out
     entries = {"calls.alias_condition.collect": Entry("calls.alias_condition.collect", "main", ())}
     found = shown(graph, "calls.alias_condition.Stats.aggregate", entries)
     assert tails(found) == [["collect", "aggregate"]] and not found.infeasible
+
+
+def test_a_recursion_through_attributes_keeps_few_dispatch_demands_per_function():
+    from errscan.analysis.chains import MAX_BOUNDS, _Search
+    from errscan.analysis.dispatch import Dispatch
+
+    graph = graph_of("dispatch_recursion")
+    entries = {"calls.dispatch_recursion.main": Entry("calls.dispatch_recursion.main", "main", ())}
+    tree = _Search(graph, entries, frozenset(), Dispatch(graph)).run("calls.dispatch_recursion.Node.check")
+    per_function = {}
+    for node, _, _ in tree.toward:
+        per_function[node] = per_function.get(node, 0) + 1
+    assert max(per_function.values()) <= MAX_BOUNDS + 1  # not one state per path up the recursion
+    assert [entry.node for _, entry in tree.found][:1] == ["calls.dispatch_recursion.main"]
