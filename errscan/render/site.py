@@ -19,9 +19,9 @@ from typing import Callable
 
 import msgspec
 
-from errscan import __version__
 from errscan.api.write import api_files, dump_json
 from errscan.errors import ErrscanError, UsageError
+from errscan.runtime.cache import analyzer_key
 from errscan.runtime.fsutil import new_folder, swap_in_folder
 from errscan.model import SCHEMA_VERSION, Catalog
 from errscan.render.pages import environment, templates_dir, write, write_pages
@@ -135,14 +135,18 @@ def _foreign_file(site: Path, marker: dict) -> str | None:
     return None
 
 
+# The code that turns a catalog into files: an edit to it must rebuild the site.
+_RENDER_SOURCES = ("render", "api", "model.py")
+
+
 def build_fingerprint(catalog: Catalog, site_url: str | None = None) -> str:
-    """What a site is made from: the catalog (timings aside), errscan's version, its templates and
-    the address it is published at.
+    """What a site is made from: the catalog (timings aside), errscan's version, the code and
+    templates that render it, and the address it is published at.
 
     The catalog is hashed as a pickle without memo (`fast`): the bytes then depend on its values
     alone, not on which objects happen to be shared, and it takes a fifth of printing it as JSON.
     """
-    digest = hashlib.sha256(__version__.encode() + b"\0" + (site_url or "").encode())
+    digest = hashlib.sha256(analyzer_key(sources=_RENDER_SOURCES).encode() + b"\0" + (site_url or "").encode())
     unstamped = msgspec.structs.replace(catalog, summary=msgspec.structs.replace(catalog.summary, stage_seconds={}))
     pickler = pickle.Pickler(_Digesting(digest), protocol=pickle.HIGHEST_PROTOCOL)
     pickler.fast = True  # the catalog is a tree: no memo needed, and none wanted

@@ -451,3 +451,13 @@ def test_chains_print_shared_steps_and_conditions_once(catalog):
     assert [s.callee for s, _ in first.steps] == ["C.f"] and first.condition == "x is not None"
     assert [s.callee for s, _ in second.steps] == ["C.__init__"] and (second.joins, second.join_at) == (1, "C.f")
     assert (second.condition, second.same_condition) == ("y", 1)
+
+
+def test_an_edit_to_the_rendering_code_rebuilds_the_site(catalog, monkeypatch):
+    from errscan.render import site as rendering
+    from errscan.runtime.cache import analyzer_key
+
+    before = rendering.build_fingerprint(catalog)
+    # the same version with other code to render: as after an edit of render/
+    monkeypatch.setattr(rendering, "analyzer_key", lambda sources: analyzer_key(sources=(*sources, "cli.py")))
+    assert rendering.build_fingerprint(catalog) != before
