@@ -14,15 +14,16 @@ import itertools
 import re
 
 from errscan.analysis.advice import (
-    UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, check_command, decided_outside, missing_package, not_installed, outside, own_class, report,
+    UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, check_command, missing_package, not_installed, outside, own_class, report,
     subject as advice_subject, unimplemented, unsupported_clause, verb,
 )
 from errscan.analysis.chains import Reach
-from errscan.analysis.commands import Setting, action, candidates, written
+from errscan.analysis.commands import Setting, action, candidates, shown, written
 from errscan.analysis.examples import Examples
 from errscan.analysis.finder import SettingFinder
 from errscan.analysis.knobs import KnobCatalog
 from errscan.analysis.named import advised, decided, flags_in_words
+from errscan.analysis.origins import TIMED, client_field, decided_outside
 from errscan.analysis.ways import Way, for_part, positive_parts
 from errscan.analysis.solver import Value, rules_out, satisfiable
 from errscan.analysis.wording import ADDRESS, PATH, Raw, phrase_for, user_words
@@ -84,8 +85,9 @@ class Explainer:
         told = advised(error, self.catalog, self.profile)
         fixes = tuple(fix for way in ways for fix in self._fixes(way, earlier, connectors, bool(told))) + told
         kind = self._kind(error, own, ways, fixes)
-        chain_codes = [render(chain.condition) or "" for chain in found.chains]
-        outside_of_state = decided_outside(error, local or "", chain_codes, subject, _timing(when), self.profile) \
+        chain_codes = [render(chain.condition, "deep") or "" for chain in found.chains]
+        outside_of_state = decided_outside(error, local or "", chain_codes, subject, _timing(when), self.profile,
+                                           self._timers(error, class_settings, plugin_settings or {})) \
             if kind == "internal" else None
         if outside_of_state is not None:
             kind, summary, told_fix = outside_of_state
@@ -102,11 +104,19 @@ class Explainer:
         elif kind == "environment":
             _, advice, facet = outside(error, own, self.profile)
             said = " The message carries the underlying error: it says what failed." if cause_in_message(error) else ""
-            pointers = self._pointers(class_settings, facet, path_way) or self._pointers(plugin_settings or {}, facet, None)
+            sent = client_field([local or "", *chain_codes], self.profile) if facet == "peer" else None
+            pointers = [] if sent else \
+                self._pointers(class_settings, facet, path_way) or self._pointers(plugin_settings or {}, facet, None)
+            if sent:  # the peer's address came with the request: the instance's own address settings are not it
+                summary = summary.replace(_UNDECIDED, f"; the other side is the one the request's `{sent}` names")
+                pointed = (Fix(sent, None, f"The other instance is named in the request's `{sent}` (sent by the client "
+                                           "or the proxy): check that it carries a reachable address and port."),)
+            else:
+                pointed = _pointer_fix(pointers, facet)
             if pointers:  # the address, path or file the user gives is what to check: a setting of theirs
                 given = " and ".join(f"`{s.name}`" for s in pointers)
                 summary = summary.replace(_UNDECIDED, f"; what you give in {given} is part of it")
-            fixes = (Fix("", None, advice + said),) + _pointer_fix(pointers, facet)
+            fixes = (Fix("", None, advice + said),) + pointed
             check = check_command(facet, pointers, self.profile)
         elif kind == "configuration" and not fixes:
             settings = list(dict.fromkeys([s.name for way in ways for s in way.settings] + flags_in_words(error.message, self.catalog)))
@@ -129,6 +139,13 @@ class Explainer:
             return [s for s in path.settings if PATH.search(s.name.rsplit(".", 1)[-1])][:1] if path else []
         named = ADDRESS if facet == "peer" else PATH if facet == "file" else None
         return self.settings.read_by_class(class_settings, named)[:MAX_POINTERS] if named else []
+
+    def _timers(self, error: ErrorSite, class_settings: dict[str, list[str]], plugin_settings: dict[str, list[str]]) -> list[Setting]:
+        """The timeout or lease settings the class (else the plugin) reads that the message's words name
+        (`lease` in "before lease expired"); another timer of the class may time something else."""
+        found = self.settings.read_by_class(class_settings, TIMED) + self.settings.read_by_class(plugin_settings, TIMED)
+        words = set(re.findall(r"[a-z]+", error.message.lower()))
+        return list(dict.fromkeys(s for s in found if words & set(re.split(r"[._-]", s.name.lower()))))[:MAX_POINTERS]
 
     def _own_plugin(self, ways: list[Way]) -> Setting | None:
         """The setting that loads a plugin class from the user's own module, when every way in needs it set."""
@@ -195,8 +212,8 @@ class Explainer:
         elif way.stated and any(setting.code in way.stated for setting, _ in assignment):
             text += " (the message names it as the cause)"
         (first, value), *rest = assignment
-        others = tuple((s.name, written(v, s)) for s, v in rest) + tuple(needed)
-        return Fix(first.name, written(value, first), f"{for_part(way)}{text}.", first.carrier, others, way.part or None)
+        others = tuple((s.name, shown(v, s)) for s, v in rest) + tuple(needed)
+        return Fix(first.name, shown(value, first), f"{for_part(way)}{text}.", first.carrier, others, way.part or None)
 
     # kind, phase, words
     def _kind(self, error: ErrorSite, own: Condition, ways: list[Way], fixes: tuple[Fix, ...]) -> str:

@@ -260,3 +260,28 @@ def test_a_field_the_client_sends_decides_it_and_is_named(explained):
     tracker = explained["Request tracker missing"]
     assert tracker.kind == "usage" and "a request whose `kv_transfer_params` leads here" in tracker.summary
     assert "no setting of yours" not in tracker.summary and tracker.fixes[0].setting == "kv_transfer_params"
+
+
+def test_values_from_outside_are_not_called_a_bug(explained):
+    """Internal-looking checks on what a request, a store, the clock or a client of a server gives."""
+    released = explained["Cannot release blocks for request {request_id}"]
+    assert released.kind == "usage" and "`kv_transfer_params`" in released.summary  # passed down as `params`
+    notify = explained["Cannot notify the remote instance of request {request_id}"]  # the peer the request names
+    assert notify.kind == "environment" and [f.setting for f in notify.fixes if f.setting] == ["kv_transfer_params"]
+    pressure = explained["Store is under pressure; skipping this batch"]
+    assert pressure.kind == "environment" and "`NO_AVAILABLE_HANDLE`" in pressure.summary
+    assert "most likely a bug" not in pressure.summary
+    started = explained["Transfer engine initialization failed."]
+    assert started.kind == "environment" and "answers other than `0`" in started.summary
+    expired = explained["Releasing expired blocks for request {req_id}"]
+    assert expired.kind == "environment" and "in time" in expired.summary
+    assert [f.setting for f in expired.fixes] == ["kv_connector_extra_config.kv_lease_duration"]  # not `engine_ttl`
+    rank = explained["Rank {rank} not initialized"]
+    assert rank.kind == "environment" and "restarted" in rank.summary and "most likely a bug" not in rank.summary
+
+
+def test_a_variable_that_holds_a_path_is_given_a_path(explained):
+    unset = explained["The environment variable 'VLLM_STORE_CONFIG_PATH' is not set."]
+    (fix,) = unset.fixes
+    assert fix.value == "<vllm_store_config_path>" and "existing file" in fix.text and "=1" not in fix.text
+    assert unset.example is None or "VLLM_STORE_CONFIG_PATH=0" not in unset.example.before
