@@ -112,7 +112,7 @@ class Explainer:
                 pointed = (Fix(sent, None, f"The other instance is named in the request's `{sent}` (sent by the client "
                                            "or the proxy): check that it carries a reachable address and port."),)
             else:
-                pointed = _pointer_fix(pointers, facet)
+                pointed = _pointer_fix(pointers, facet, _keys_passed(found, module) if facet == "value" else [])
             if pointers:  # the address, path or file the user gives is what to check: a setting of theirs
                 given = " and ".join(f"`{s.name}`" for s in pointers)
                 summary = summary.replace(_UNDECIDED, f"; what you give in {given} is part of it")
@@ -341,8 +341,21 @@ _UNDECIDED = "; no setting of yours decides it"
 _PEERS = re.compile(r"\b(remote|local|prefill|decode)\b", re.IGNORECASE)
 
 
-def _pointer_fix(pointers: list[Setting], facet: str) -> tuple[Fix, ...]:
-    """Where the user gives the address, port or path that failed: the settings to check."""
+def _keys_passed(found: Reach, module: ModuleFacts | None) -> list[str]:
+    """The keys that the last calls on the way, made in the error's own module, read their arguments
+    from (`_parse_size(config.get("size"))`): what the value of the wrong form is called in the file."""
+    calls = module.calls if module is not None else ()
+    keys = [inner.literal_args[0] for chain in (*found.chains, *found.ways) if chain.sites
+            and (last := chain.sites[-1].call) is not None and last in calls
+            for inner in calls if inner.caller == last.caller and (inner.passed_to or "").startswith(f"{last.callee}:")
+            and last.line <= inner.line <= last.line + 3 and inner.callee.endswith(".get") and inner.literal_args
+            and inner.literal_args[0]]
+    return list(dict.fromkeys(keys))
+
+
+def _pointer_fix(pointers: list[Setting], facet: str, keys: list[str]) -> tuple[Fix, ...]:
+    """Where the user gives the address, port or path that failed (and, for a value read from a file,
+    its keys): the settings to check."""
     if not pointers:
         return ()
     where = " and ".join(f"`{s.name}`" + (f" in `{s.carrier}`" if s.carrier else "") for s in pointers)
@@ -350,7 +363,8 @@ def _pointer_fix(pointers: list[Setting], facet: str) -> tuple[Fix, ...]:
         text = (f"The addresses and ports come from {where}: check them on both instances (each must give one that "
                 "the other can reach).")
     elif facet == "value":
-        text = f"The value is read from the file {where} names: correct it there."
+        named = " or ".join(f"`{k}`" for k in keys)
+        text = f"The value is read from the file {where} names{f' (its key {named})' if named else ''}: correct it there."
     else:
         defaults = [f"`{s.default}`" for s in pointers if isinstance(s.default, str) and s.default]
         text = f"The path comes from {where}{f' (default {defaults[0]})' if len(defaults) == 1 else ''}: check it there."

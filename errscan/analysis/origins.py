@@ -35,10 +35,12 @@ def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], sub
                 Fix("", None, "Set or unset the environment variable the message names, as the message says."))
     field = client_field([own_code, *chain_codes], profile)
     if field is not None:
+        keys = " and ".join(f"`{k}`" for k in field_keys(field, [own_code, *chain_codes]))
+        carrying = f" (the keys read on the way: {keys})" if keys else ""
         return ("usage",
-                f"{subject} {does} this{timing} only for a request whose `{field}` leads here: the client (or a proxy "
-                f"in front of the instances) sends them with the request, so check what the request carries before "
-                f"suspecting a bug.",
+                f"{subject} {does} this{timing} only for a request whose `{field}`{carrying} leads here: the client (or "
+                f"a proxy in front of the instances) sends them with the request, so check what the request carries "
+                f"before suspecting a bug.",
                 Fix(field, None, f"Check the `{field}` sent with the request (by the client or the proxy) against "
                                  f"what {subject} expects. If it is as intended, {text[0].lower()}{text[1:]}"))
     status = replied_status(own_code)
@@ -73,6 +75,14 @@ def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], sub
 def client_field(codes: list[str], profile: Profile) -> str | None:
     """The field of a request, sent by the client, that one of these (deep) conditions reads."""
     return next((f for f in profile.client_fields for code in codes if re.search(rf"\b{re.escape(f)}\b", code)), None)
+
+
+def field_keys(field: str, codes: list[str]) -> list[str]:
+    """The keys these conditions read of `field` (`'k' in x.field`, `x.field.get('k')`, `x.field['k']`)."""
+    value = rf"(?:getattr\([^()]*\b{field}\b[^()]*\)|[\w.]*\b{field}\b)"
+    found = [m.group(1) or m.group(2) for code in codes for m in re.finditer(
+        rf"'(\w+)' (?:not )?in {value}|{value}(?:\.get\(|\[)'(\w+)'", code)]
+    return list(dict.fromkeys(found))
 
 
 def replied_status(code: str) -> tuple[str, str] | None:

@@ -240,6 +240,7 @@ def test_a_value_of_the_wrong_form_points_at_the_file_it_was_read_from(explained
     assert size.kind == "environment"
     assert "`VLLM_DISK_CONFIG_PATH` is set" in size.summary and "is on" not in size.summary  # a path, not a switch
     assert size.check == 'cat "$VLLM_DISK_CONFIG_PATH"'
+    assert "(its key `segment_size`)" in size.fixes[-1].text  # what the value is called in that file
     assert "no setting of yours" not in size.summary  # the file it names is the user's
     assert size.reproduce.startswith("VLLM_DISK_CONFIG_PATH='<vllm_disk_config_path>' vllm serve MODEL")
 
@@ -258,7 +259,7 @@ def test_an_environment_variable_looked_up_by_a_table_name_is_the_users_not_a_bu
 
 def test_a_field_the_client_sends_decides_it_and_is_named(explained):
     tracker = explained["Request tracker missing"]
-    assert tracker.kind == "usage" and "a request whose `kv_transfer_params` leads here" in tracker.summary
+    assert tracker.kind == "usage" and "a request whose `kv_transfer_params` (the keys read on the way: `extra_tokens`) leads here" in tracker.summary
     assert "no setting of yours" not in tracker.summary and tracker.fixes[0].setting == "kv_transfer_params"
 
 
