@@ -97,12 +97,18 @@ def _one_source(code: str) -> str:
     return ast.unparse(tree.args[1]) if len(tree.args) == 2 else ""
 
 
-def outside(error: ErrorSite, own: Condition, profile: Profile) -> tuple[str, str, str]:
+def outside(error: ErrorSite, own: Condition, profile: Profile, module: ModuleFacts | None = None) -> tuple[str, str, str]:
     """What outside the program failed, in words, what to check, and its facet (see `_OUTSIDE`):
     from the message, the function and the call the `try` guards."""
     guarded = next((g for t in own if t.pseudo and (g := _one_source(t.code))), "")
     told = re.sub(r"[_.()\[\]{}:,'-]", " ", f"{error.message} {error.function} {guarded}".lower())
     project = profile.title or profile.name
+    absorbing = next((m for t in own if t.pseudo for m in _absorbing(t.code, error, module)), None)
+    if absorbing is not None:
+        return (f"an exception escaped the calls its `try` guards, although `{absorbing}` catches every exception "
+                "itself: what reaches here is a failure of that method's own error handling or of the other calls",
+                f"The log lines just before this one (from `{absorbing}`'s own handling) say what went wrong first. If they do not explain it, {report(error, profile)[0].lower()}"
+                f"{report(error, profile)[1:]}", "")
     if _RELEASE.fullmatch(guarded):
         facet, what, check = _RELEASED
         return what, check, facet
@@ -110,6 +116,21 @@ def outside(error: ErrorSite, own: Condition, profile: Profile) -> tuple[str, st
         if re.search(pattern, told):
             return what, check.format(project=project), facet
     return "an operation outside its settings failed", "Look at the error logged with it: it names what failed.", ""
+
+
+def _absorbing(code: str, error: ErrorSite, module: ModuleFacts | None) -> list[str]:
+    """The methods of the error's own class, among the calls a `raises(...)` term guards, that catch
+    every exception themselves (`except Exception:` that neither raises nor re-raises)."""
+    tree = parse_expression(code)
+    if module is None or "." not in error.function or not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name)
+                                                           and tree.func.id == "raises"):
+        return []
+    owner = error.function.rsplit(".", 1)[0]
+    methods = [c.func.attr for c in tree.args[1:] if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+               and isinstance(c.func.value, ast.Name) and c.func.value.id == "self"]
+    return [m for m in methods if any(
+        t.scope == f"{owner}.{m}" and any(set(h.types) <= {"Exception", "BaseException"} and not any(
+            a.kind in ("raise", "reraise") for a in h.actions) for h in t.handlers) for t in module.tries)]
 
 
 def check_command(facet: str, pointers: list[Setting], profile: Profile) -> str | None:

@@ -30,6 +30,7 @@ from errscan.analysis.wording import ADDRESS, PATH, Raw, phrase_for, user_words
 from errscan.extract.conditions import Condition, parse_expression, render
 from errscan.extract.facts import ModuleFacts
 from errscan.extract.unparse import fast_unparse
+from errscan.graph.calls import CallGraph
 from errscan.model import ErrorSite, Explanation, Fix, Knob
 from errscan.profiles import Phrase, Profile
 
@@ -45,9 +46,10 @@ MAX_COMBINATIONS = 64  # joint assignments tried for a way in with several setti
 class Explainer:
     """Explanations for one package's errors; built once, reused for every error."""
 
-    def __init__(self, catalog: KnobCatalog, profile: Profile):
+    def __init__(self, catalog: KnobCatalog, profile: Profile, graph: CallGraph | None = None):
         self.catalog = catalog
         self.profile = profile
+        self.graph = graph  # the class hierarchy: whether a base method is overridden everywhere
         self.settings = SettingFinder(catalog, profile)
         self.examples = Examples(catalog, profile)
 
@@ -72,7 +74,7 @@ class Explainer:
         if error.trigger is not None and error.trigger.reachable is False:
             return Explanation(f"This error cannot fire at this commit: {error.trigger.unreachable}.", "unreachable", when, where)
         connectors = error.trigger.connectors if error.trigger else ()
-        custom = unimplemented(error, own, found, self.profile)
+        custom = unimplemented(error, own, found, self.profile) or self._outside_only(error, own, module)
         if custom is not None:
             method = error.function.rsplit(".", 1)[-1]
             return Explanation(custom, "usage", when, where, (Fix("", None, f"Implement `{method}` in that class (or do not declare the interface it belongs to)."),))
@@ -92,7 +94,7 @@ class Explainer:
         if outside_of_state is not None:
             kind, summary, told_fix = outside_of_state
         else:
-            summary = self._summary(error, kind, ways, fixes, subject, when, class_settings, own)
+            summary = self._summary(error, kind, ways, fixes, subject, when, class_settings, own, module)
         if path_words:
             summary = f"{summary[:-1]} (this code runs only if {path_words})."
         check = None
@@ -102,8 +104,8 @@ class Explainer:
             fixes = (self._report_fix(error),)
             check = self.profile.report_command or None
         elif kind == "environment":
-            _, advice, facet = outside(error, own, self.profile)
-            said = " The message carries the underlying error: it says what failed." if cause_in_message(error) else ""
+            _, advice, facet = outside(error, own, self.profile, module)
+            said = " The message carries the underlying error: it says what failed." if cause_in_message(error) and facet else ""
             sent = client_field([local or "", *chain_codes], self.profile) if facet == "peer" else None
             pointers = [] if sent else \
                 self._pointers(class_settings, facet, path_way) or self._pointers(plugin_settings or {}, facet, None)
@@ -131,6 +133,28 @@ class Explainer:
         example = self.examples.example(error, ways, fixes, path_way) if kind == "configuration" and outside_of_state is None else None
         reproduce = self.examples.reproduce(error, ways, path_way) if example is None else None
         return Explanation(summary, kind, when, where, tuple(dict.fromkeys(fixes)), example, reproduce, check)
+
+    def _outside_only(self, error: ErrorSite, own: Condition, module: ModuleFacts | None) -> str | None:
+        """An unconditional `NotImplementedError` of a base method that every class of the package built
+        on its class overrides: the calls that reach it run it only for a class from outside the package."""
+        if self.graph is None or module is None or own or "." not in error.function \
+                or error.exception.rsplit(".", 1)[-1] != "NotImplementedError":
+            return None
+        owner, method = f"{module.module}.{error.function}".rsplit(".", 1)
+        subclasses, todo = set(), [owner]
+        while todo:
+            for sub in self.graph.subclasses.get(todo.pop(), ()):
+                if sub not in subclasses:
+                    subclasses.add(sub)
+                    todo.append(sub)
+        base = f"{owner}.{method}"
+        if not subclasses or any(self.graph.lookup_method(sub, method) == base for sub in subclasses):
+            return None
+        project = self.profile.title or self.profile.name
+        name = error.function.rsplit(".", 1)[0]
+        return (f"`{error.function}` is a method that classes built on `{name}` must override, and every class in "
+                f"{project} built on `{name}` overrides it: this base version runs only for a class from outside "
+                f"{project} (a plugin's or your own) built on `{name}` without implementing `{method}`.")
 
     def _pointers(self, class_settings: dict[str, list[str]], facet: str, path: Way | None) -> list[Setting]:
         """The settings the class reads the peer's address and port, or a path, from; for a value
@@ -267,7 +291,7 @@ class Explainer:
 
     def _summary(
         self, error: ErrorSite, kind: str, ways: list[Way], fixes: tuple[Fix, ...], subject: str, when: str | None,
-        class_settings: dict[str, list[str]], own: Condition,
+        class_settings: dict[str, list[str]], own: Condition, module: ModuleFacts | None = None,
     ) -> str:
         timing = _timing(when)
         words = [self._words(way, class_settings) for way in ways]
@@ -282,7 +306,7 @@ class Explainer:
             named += [f"`{flag}`" for flag in flags_in_words(error.message, self.catalog)]
             return f"{subject} {verb(error, subject)} this{timing}; {', '.join(dict.fromkeys(named)) or 'the model'} decides whether it does."
         if kind == "environment":
-            what, _, _ = outside(error, own, self.profile)
+            what, _, _ = outside(error, own, self.profile, module)
             return f"{subject} reports this{timing} when {what}{_UNDECIDED}."
         if kind == "usage":
             return f"{subject} refuses a request with this error{timing}: the request itself is at fault."

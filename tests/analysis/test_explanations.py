@@ -286,3 +286,15 @@ def test_a_variable_that_holds_a_path_is_given_a_path(explained):
     (fix,) = unset.fixes
     assert fix.value == "<vllm_store_config_path>" and "existing file" in fix.text and "=1" not in fix.text
     assert unset.example is None or "VLLM_STORE_CONFIG_PATH=0" not in unset.example.before
+
+
+def test_a_handler_behind_a_method_that_catches_everything_blames_no_file(explained):
+    escaped = explained["Save worker error"]
+    assert "file operation" not in escaped.summary
+    assert "`_handle_save_task` catches every exception itself" in escaped.summary
+
+
+def test_a_base_method_every_class_of_the_package_overrides_is_reached_from_outside(explained):
+    base = explained["Stats classes implement is_empty"]
+    assert base.kind == "usage" and "every class in vLLM built on `StatsBase` overrides it" in base.summary
+    assert "bug" not in base.summary and base.fixes[0].text.startswith("Implement `is_empty`")
