@@ -451,3 +451,33 @@ def test_chains_print_shared_steps_and_conditions_once(catalog):
     assert [s.callee for s, _ in first.steps] == ["C.f"] and first.condition == "x is not None"
     assert [s.callee for s, _ in second.steps] == ["C.__init__"] and (second.joins, second.join_at) == (1, "C.f")
     assert (second.condition, second.same_condition) == ("y", 1)
+
+
+def test_a_long_chain_condition_keeps_the_terms_on_settings(catalog):
+    """A page prints of a step's condition the terms that read a setting the trigger names, short;
+    the JSON keeps the whole condition."""
+    from errscan.model import Chain, ChainStep, Knob
+    from errscan.render.pages import shown_chains
+
+    condition = ("config.kv_transfer_config is not None and (not (not config.scheduler_config.disable_hybrid_kv_cache_manager) "
+                 "or cls.supports_hma_config(config.kv_transfer_config)) and role != KVConnectorRole.SCHEDULER and "
+                 "os.getenv('STORE_CONFIG_PATH') and True")
+    chain = Chain("core-call", ("make", "C.f"), (ChainStep("make", "C.f", "a.py", 3, None),), condition, None)
+
+    class Pin:
+        commit = "0" * 40
+
+    (shown,) = shown_chains(catalog, Pin, [chain], (Knob("env", "STORE_CONFIG_PATH", "os.getenv('STORE_CONFIG_PATH')"),))
+    assert shown.condition == "os.getenv('STORE_CONFIG_PATH')" and shown.shortened
+    (plain,) = shown_chains(catalog, Pin, [chain])  # no setting named: those that read like one, cut short
+    assert len(plain.condition) <= 140 and plain.shortened and "is not None" not in plain.condition
+    assert plain.condition.startswith("(not not config.scheduler_config")  # an `or` inside stays one term
+    unnamed = Chain("core-call", ("make", "C.f"), (ChainStep("make", "C.f", "a.py", 3, None),),
+                    "role != Role.SCHEDULER and vllm_config.kv_transfer_config is not None and os.getenv('X_PATH')", None)
+    (read,) = shown_chains(catalog, Pin, [unnamed])  # a term that reads like a setting, not a presence check
+    assert read.condition == "os.getenv('X_PATH')"
+    either = "(os.environ.get('UPSTREAM') or (not os.environ.get('UPSTREAM') and raises(ImportError, 'from lmcache.integration import Connector')))"
+    again = [Chain("core-call", (f"m{i}", "C.f"), (ChainStep(f"m{i}", "C.f", "a.py", i, None),), either, None) for i in (1, 2)]
+    first, second = shown_chains(catalog, Pin, again)
+    assert first.condition == "(os.environ.get('UPSTREAM') or …)"  # a long `or`: its first way
+    assert (second.condition, second.same_condition) == ("", 1)  # printed once
