@@ -89,7 +89,8 @@ class Explainer:
         kind = self._kind(error, own, ways, fixes)
         chain_codes = [render(chain.condition, "deep") or "" for chain in found.chains]
         outside_of_state = decided_outside(error, local or "", chain_codes, subject, _timing(when), self.profile,
-                                           self._timers(error, class_settings, plugin_settings or {})) \
+                                           self._timers(error, class_settings, plugin_settings or {}),
+                                           lambda receiver: _foreign(receiver, class_settings, module, self.profile)) \
             if kind == "internal" else None
         if outside_of_state is not None:
             kind, summary, told_fix = outside_of_state
@@ -169,7 +170,7 @@ class Explainer:
         (`lease` in "before lease expired"); another timer of the class may time something else."""
         found = self.settings.read_by_class(class_settings, TIMED) + self.settings.read_by_class(plugin_settings, TIMED)
         words = set(re.findall(r"[a-z]+", error.message.lower()))
-        return list(dict.fromkeys(s for s in found if words & set(re.split(r"[._-]", s.name.lower()))))[:MAX_POINTERS]
+        return list(dict.fromkeys(s for s in found if words & set(re.split(r"[_-]", s.name.rsplit(".", 1)[-1].lower()))))[:MAX_POINTERS]
 
     def _own_plugin(self, ways: list[Way]) -> Setting | None:
         """The setting that loads a plugin class from the user's own module, when every way in needs it set."""
@@ -349,6 +350,15 @@ class Explainer:
             parts.append(f"(as the message says) {stated}" if stated else None)
         said = [p for p in parts if p]
         return " and ".join(dict.fromkeys(said)) if said else None
+
+def _foreign(receiver: str, class_settings: dict[str, list[str]], module: ModuleFacts | None, profile: Profile) -> bool:
+    """Whether an object, as code (`TransferEngine()`, `self.engine` set to one), is made by a class the
+    module imports from another package: what it answers comes from outside the project."""
+    sources = class_settings.get(receiver[5:], []) if receiver.startswith("self.") else [receiver]
+    made = {m.group(1) for source in sources if (m := re.fullmatch(r"(\w+)\(.*\)", source))}
+    imported = {name: target for names in (module.imports.values() if module else ()) for name, target in names.items()}
+    return any(name in imported and not imported[name].startswith(f"{profile.package}.") for name in made)
+
 
 def _timing(when: str | None) -> str:
     """The first phase, to follow "raises this": the page lists every phase; one reads best in a sentence."""

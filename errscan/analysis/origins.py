@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import Callable
 
 from errscan.analysis.advice import report, verb
 from errscan.analysis.commands import Setting
 from errscan.extract.conditions import parse_expression
+from errscan.extract.unparse import fast_unparse
 from errscan.model import ErrorSite, Fix
 from errscan.profiles import Profile
 
@@ -22,10 +24,11 @@ _BODY = re.compile(r"\brequest\.(json|body|form)\(|\w*(json|body)\w*\(\s*request
 
 
 def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], subject: str, timing: str,
-                    profile: Profile, timers: list[Setting] = ()) -> tuple[str, str, Fix] | None:  # type: ignore[assignment]
+                    profile: Profile, timers: list[Setting] = (),  # type: ignore[assignment]
+                    foreign: Callable[[str], bool] = lambda receiver: False) -> tuple[str, str, Fix] | None:
     """(kind, summary, fix) for an error no traced setting decides, yet not the program's own state.
     `own_code` and `chain_codes` are deep (locals replaced by what they were set from); `timers`: the
-    timeout or lease settings the class reads."""
+    timeout or lease settings the class reads; `foreign`: whether an object (as code) is of another package."""
     does = verb(error, subject)
     text = report(error, profile)
     if _ENVIRON.search(own_code):
@@ -43,7 +46,7 @@ def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], sub
                 f"before suspecting a bug.",
                 Fix(field, None, f"Check the `{field}` sent with the request (by the client or the proxy) against "
                                  f"what {subject} expects. If it is as intended, {text[0].lower()}{text[1:]}"))
-    status = replied_status(own_code)
+    status = replied_status(own_code, foreign)
     if status is not None:
         call, code = status
         return ("environment",
@@ -64,9 +67,9 @@ def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], sub
                 fixes)
     if any(_BODY.search(code) for code in [own_code, *chain_codes]):
         return ("environment",
-                f"{subject} {does} this{timing} when a client's request to this server refers to something the "
-                f"server does not hold: most often the server restarted (and lost what clients had registered) "
-                f"or the client skipped a step, not a bug.",
+                f"{subject} {does} this{timing} when a client's request to this server asks for what the server "
+                f"cannot give: most often the server restarted (and lost what clients had registered), ran out of "
+                f"room, or the client skipped a step; not a bug.",
                 Fix("", None, "Restart the clients (the instances using this server) after the server restarts, so "
                               f"they register again. If it happens without a restart, {text[0].lower()}{text[1:]}"))
     return None
@@ -85,9 +88,10 @@ def field_keys(field: str, codes: list[str]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def replied_status(code: str) -> tuple[str, str] | None:
-    """(call, status in words) where the condition compares what a call on another object returned with a status
-    constant (`NO_HANDLE in set(self.store.put(...))`, `engine.init(...) != 0`): the object answered it."""
+def replied_status(code: str, foreign: Callable[[str], bool]) -> tuple[str, str] | None:
+    """(call, status in words) where the condition compares what a call on another object returned with a
+    failure status (`NO_HANDLE in set(self.store.put(...))`), or the return code of a call on an object
+    of another package (`foreign(receiver)`) with 0 (`engine.initialize(...) != 0`): that object answered."""
     tree = parse_expression(code)
     for node in ast.walk(tree) if tree is not None else ():
         if not isinstance(node, ast.Compare) or len(node.comparators) != 1:
@@ -95,15 +99,21 @@ def replied_status(code: str) -> tuple[str, str] | None:
         sides = (node.left, node.comparators[0])
         for side, other in (sides, sides[::-1]):
             call = _outside_call(side)
-            if call is not None and _status(other):
-                name = re.sub(r"^self\.", "", ast.unparse(call.func)).replace("().", ".")
+            if call is None:
+                continue
+            receiver = fast_unparse(call.func.value)  # type: ignore[attr-defined]
+            failed = _name(other) and _FAILURE.search(_name(other))
+            coded = isinstance(other, ast.Constant) and type(other.value) is int and other.value == 0 and side is call \
+                and isinstance(node.ops[0], (ast.NotEq, ast.Lt, ast.Gt)) and foreign(receiver)
+            if failed or coded:
+                name = re.sub(r"^self\.", "", fast_unparse(call.func)).replace("().", ".")
                 differs = isinstance(node.ops[0], (ast.NotEq, ast.IsNot))
-                return name, f"{'other than ' if differs else ''}`{ast.unparse(other)}`"
+                return name, f"{'other than ' if differs else ''}`{fast_unparse(other)}`"
     return None
 
 
 def _outside_call(node: ast.expr) -> ast.Call | None:
-    """A call of a method on another object (not `self.m()`, not a builtin) within a value."""
+    """A call of a method on another object (not `self.m()`, not one on a local) within a value."""
     for inner in ast.walk(node):
         if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and not (
                 isinstance(inner.func.value, ast.Name) and inner.func.value.id == "self"):
@@ -111,9 +121,10 @@ def _outside_call(node: ast.expr) -> ast.Call | None:
     return None
 
 
-def _status(node: ast.expr) -> bool:
-    """A status code: an upper-case constant (`NO_AVAILABLE_HANDLE`, `Status.ERROR`) or the integer 0."""
-    if isinstance(node, ast.Constant):
-        return node.value == 0 and type(node.value) is int
-    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
-    return bool(re.fullmatch(r"[A-Z][A-Z0-9_]+", name))
+def _name(node: ast.expr) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+
+
+# A constant that names a failure or a refusal (`MOONCAKE_NO_AVAILABLE_HANDLE`, `Status.ERROR`).
+_FAILURE = re.compile(r"^[A-Z0-9_]*(ERROR|ERR|FAIL|FAILED|FAILURE|NO_[A-Z]+|NOT_[A-Z]+|UNAVAILABLE|BUSY|FULL|TIMEOUT|"
+                      r"TIMED_OUT|NACK|REJECT[A-Z]*|INVALID)[A-Z0-9_]*$")

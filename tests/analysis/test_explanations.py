@@ -273,7 +273,8 @@ def test_values_from_outside_are_not_called_a_bug(explained):
     assert pressure.kind == "environment" and "`NO_AVAILABLE_HANDLE`" in pressure.summary
     assert "most likely a bug" not in pressure.summary
     started = explained["Transfer engine initialization failed."]
-    assert started.kind == "environment" and "answers other than `0`" in started.summary
+    assert started.kind == "environment" and "`TransferEngine.initialize` answers other than `0`" in started.summary
+    assert "answers" not in explained["Boundaries left over"].summary  # a local's method: no reply from outside
     expired = explained["Releasing expired blocks for request {req_id}"]
     assert expired.kind == "environment" and "in time" in expired.summary
     assert [f.setting for f in expired.fixes] == ["kv_connector_extra_config.kv_lease_duration"]  # not `engine_ttl`
