@@ -3,11 +3,13 @@ property of the model decides; and the settings a fix needs because the project 
 
 from __future__ import annotations
 
+from errscan.analysis.chains import Reach
 from errscan.analysis.commands import Setting, command, failing_values, shown
 from errscan.analysis.knobs import KnobCatalog, json_flag_holding
 from errscan.analysis.ways import Way, positive_parts
 from errscan.analysis.solver import Value
 from errscan.analysis.wording import phrase_for
+from errscan.graph.index import MODULE_CODE
 from errscan.model import ErrorSite, Example, Fix, Knob
 from errscan.profiles import Profile
 
@@ -84,3 +86,10 @@ class Examples:
 def _flag_setting(name: str) -> Setting:
     """A flag a fix adds by name, for the example command."""
     return Setting(name, Knob("cli_flag", name, ""), name, None)
+
+
+def run_as_main(found: Reach) -> str | None:
+    """`python -m M` where the nearest entry is module M run as a program (`if __name__ == "__main__"`):
+    a server of the package that the user starts themselves."""
+    main = next((c.entry.node for c in found.chains if c.entry.kind == "main"), None)
+    return f"python -m {main.rsplit('.', 1)[0]}" if main and main.endswith(f".{MODULE_CODE}") else None

@@ -19,11 +19,11 @@ from errscan.analysis.advice import (
 )
 from errscan.analysis.chains import Reach
 from errscan.analysis.commands import Setting, action, candidates, shown, written
-from errscan.analysis.examples import Examples
+from errscan.analysis.examples import Examples, run_as_main
 from errscan.analysis.finder import SettingFinder
 from errscan.analysis.knobs import KnobCatalog
 from errscan.analysis.named import advised, decided, flags_in_words
-from errscan.analysis.origins import TIMED, client_field, decided_outside
+from errscan.analysis.origins import TIMED, client_field, decided_outside, foreign, keys_passed
 from errscan.analysis.ways import Way, for_part, positive_parts
 from errscan.analysis.solver import Value, rules_out, satisfiable
 from errscan.analysis.wording import ADDRESS, PATH, Raw, phrase_for, user_words
@@ -90,7 +90,7 @@ class Explainer:
         chain_codes = [render(chain.condition, "deep") or "" for chain in found.chains]
         outside_of_state = decided_outside(error, local or "", chain_codes, subject, _timing(when), self.profile,
                                            self._timers(error, class_settings, plugin_settings or {}),
-                                           lambda receiver: _foreign(receiver, class_settings, module, self.profile)) \
+                                           lambda receiver: foreign(receiver, class_settings, module, self.profile)) \
             if kind == "internal" else None
         if outside_of_state is not None:
             kind, summary, told_fix = outside_of_state
@@ -115,7 +115,7 @@ class Explainer:
                 pointed = (Fix(sent, None, f"The other instance is named in the request's `{sent}` (sent by the client "
                                            "or the proxy): check that it carries a reachable address and port."),)
             else:
-                pointed = _pointer_fix(pointers, facet, _keys_passed(found, module) if facet == "value" else [])
+                pointed = _pointer_fix(pointers, facet, keys_passed(found, module) if facet == "value" else [])
             if pointers:  # the address, path or file the user gives is what to check: a setting of theirs
                 given = " and ".join(f"`{s.name}`" for s in pointers)
                 summary = summary.replace(_UNDECIDED, f"; what you give in {given} is part of it")
@@ -132,7 +132,7 @@ class Explainer:
                 f"avoid it. If yours look right, {text[0].lower()}{text[1:]}"
             )),)
         example = self.examples.example(error, ways, fixes, path_way) if kind == "configuration" and outside_of_state is None else None
-        reproduce = self.examples.reproduce(error, ways, path_way) if example is None else None
+        reproduce = (self.examples.reproduce(error, ways, path_way) or run_as_main(found)) if example is None else None
         return Explanation(summary, kind, when, where, tuple(dict.fromkeys(fixes)), example, reproduce, check)
 
     def _outside_only(self, error: ErrorSite, own: Condition, module: ModuleFacts | None) -> str | None:
@@ -351,15 +351,6 @@ class Explainer:
         said = [p for p in parts if p]
         return " and ".join(dict.fromkeys(said)) if said else None
 
-def _foreign(receiver: str, class_settings: dict[str, list[str]], module: ModuleFacts | None, profile: Profile) -> bool:
-    """Whether an object, as code (`TransferEngine()`, `self.engine` set to one), is made by a class the
-    module imports from another package: what it answers comes from outside the project."""
-    sources = class_settings.get(receiver[5:], []) if receiver.startswith("self.") else [receiver]
-    made = {m.group(1) for source in sources if (m := re.fullmatch(r"(\w+)\(.*\)", source))}
-    imported = {name: target for names in (module.imports.values() if module else ()) for name, target in names.items()}
-    return any(name in imported and not imported[name].startswith(f"{profile.package}.") for name in made)
-
-
 def _timing(when: str | None) -> str:
     """The first phase, to follow "raises this": the page lists every phase; one reads best in a sentence."""
     first = when.split("; or ")[0] if when else None
@@ -373,18 +364,6 @@ def _same_start(one: str, other: str) -> bool:
 
 _UNDECIDED = "; no setting of yours decides it"
 _PEERS = re.compile(r"\b(remote|local|prefill|decode)\b", re.IGNORECASE)
-
-
-def _keys_passed(found: Reach, module: ModuleFacts | None) -> list[str]:
-    """The keys that the last calls on the way, made in the error's own module, read their arguments
-    from (`_parse_size(config.get("size"))`): what the value of the wrong form is called in the file."""
-    calls = module.calls if module is not None else ()
-    keys = [inner.literal_args[0] for chain in (*found.chains, *found.ways) if chain.sites
-            and (last := chain.sites[-1].call) is not None and last in calls
-            for inner in calls if inner.caller == last.caller and (inner.passed_to or "").startswith(f"{last.callee}:")
-            and last.line <= inner.line <= last.line + 3 and inner.callee.endswith(".get") and inner.literal_args
-            and inner.literal_args[0]]
-    return list(dict.fromkeys(keys))
 
 
 def _pointer_fix(pointers: list[Setting], facet: str, keys: list[str]) -> tuple[Fix, ...]:

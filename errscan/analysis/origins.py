@@ -14,6 +14,8 @@ from errscan.analysis.advice import report, verb
 from errscan.analysis.commands import Setting
 from errscan.extract.conditions import parse_expression
 from errscan.extract.unparse import fast_unparse
+from errscan.analysis.chains import Reach
+from errscan.extract.facts import ModuleFacts
 from errscan.model import ErrorSite, Fix
 from errscan.profiles import Profile
 
@@ -128,3 +130,24 @@ def _name(node: ast.expr) -> str:
 # A constant that names a failure or a refusal (`MOONCAKE_NO_AVAILABLE_HANDLE`, `Status.ERROR`).
 _FAILURE = re.compile(r"^[A-Z0-9_]*(ERROR|ERR|FAIL|FAILED|FAILURE|NO_[A-Z]+|NOT_[A-Z]+|UNAVAILABLE|BUSY|FULL|TIMEOUT|"
                       r"TIMED_OUT|NACK|REJECT[A-Z]*|INVALID)[A-Z0-9_]*$")
+
+
+def foreign(receiver: str, class_settings: dict[str, list[str]], module: ModuleFacts | None, profile: Profile) -> bool:
+    """Whether an object, as code (`TransferEngine()`, `self.engine` set to one), is made by a class the
+    module imports from another package: what it answers comes from outside the project."""
+    sources = class_settings.get(receiver[5:], []) if receiver.startswith("self.") else [receiver]
+    made = {m.group(1) for source in sources if (m := re.fullmatch(r"(\w+)\(.*\)", source))}
+    imported = {name: target for names in (module.imports.values() if module else ()) for name, target in names.items()}
+    return any(name in imported and not imported[name].startswith(f"{profile.package}.") for name in made)
+
+
+def keys_passed(found: Reach, module: ModuleFacts | None) -> list[str]:
+    """The keys that the last calls on the way, made in the error's own module, read their arguments
+    from (`_parse_size(config.get("size"))`): what the value of the wrong form is called in the file."""
+    calls = module.calls if module is not None else ()
+    keys = [inner.literal_args[0] for chain in (*found.chains, *found.ways) if chain.sites
+            and (last := chain.sites[-1].call) is not None and last in calls
+            for inner in calls if inner.caller == last.caller and (inner.passed_to or "").startswith(f"{last.callee}:")
+            and last.line <= inner.line <= last.line + 3 and inner.callee.endswith(".get") and inner.literal_args
+            and inner.literal_args[0]]
+    return list(dict.fromkeys(keys))

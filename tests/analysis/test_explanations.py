@@ -299,3 +299,7 @@ def test_a_base_method_every_class_of_the_package_overrides_is_reached_from_outs
     base = explained["Stats classes implement is_empty"]
     assert base.kind == "usage" and "every class in vLLM built on `StatsBase` overrides it" in base.summary
     assert "bug" not in base.summary and base.fixes[0].text.startswith("Implement `is_empty`")
+
+
+def test_an_error_of_a_module_run_as_a_program_reproduces_with_python_m(explained):
+    assert explained["Unknown rank {rank}"].reproduce == "python -m vllm.kv.run_as_main"
