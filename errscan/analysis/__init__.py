@@ -55,7 +55,7 @@ def analyze(
     entries = find_entries(graph, profile, plugins + others)
     lookups = plugin_lookups(graph, profile)
     catalog = KnobCatalog.build(graph, profile)
-    explainer = Explainer(catalog, profile)
+    explainer = Explainer(catalog, profile, graph)
     helpers = HelperSettings(graph, catalog, profile)
     reads = _attribute_reads(graph)
     dispatch = Dispatch(graph)

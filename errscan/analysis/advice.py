@@ -42,6 +42,13 @@ _OUTSIDE = (
 )
 
 
+# A guarded call that only releases something of this process (`sock.close()`): no peer is involved.
+_RELEASE = re.compile(r"[\w.\[\]]+\.(close|shutdown|terminate|destroy|unlink|cleanup|release|stop|join)\(.*\)")
+_RELEASED = ("release", "releasing a resource of this process (a socket, a file, a thread) failed while it was being "
+             "closed", "This happens while letting go of the resource, so work already done is not affected. If it "
+             "repeats or the process does not exit, look at what else still holds the resource.")
+
+
 def subject(error: ErrorSite, project: str) -> str:
     """What raises it, as a user knows it: the plugins that reach it, else the project."""
     connectors = error.trigger.connectors if error.trigger else ()
@@ -90,16 +97,40 @@ def _one_source(code: str) -> str:
     return ast.unparse(tree.args[1]) if len(tree.args) == 2 else ""
 
 
-def outside(error: ErrorSite, own: Condition, profile: Profile) -> tuple[str, str, str]:
+def outside(error: ErrorSite, own: Condition, profile: Profile, module: ModuleFacts | None = None) -> tuple[str, str, str]:
     """What outside the program failed, in words, what to check, and its facet (see `_OUTSIDE`):
     from the message, the function and the call the `try` guards."""
     guarded = next((g for t in own if t.pseudo and (g := _one_source(t.code))), "")
     told = re.sub(r"[_.()\[\]{}:,'-]", " ", f"{error.message} {error.function} {guarded}".lower())
     project = profile.title or profile.name
+    absorbing = next((m for t in own if t.pseudo for m in _absorbing(t.code, error, module)), None)
+    if absorbing is not None:
+        return (f"an exception escaped the calls its `try` guards, although `{absorbing}` catches every exception "
+                "itself: what reaches here is a failure of that method's own error handling or of the other calls",
+                f"The log lines just before this one (from `{absorbing}`'s own handling) say what went wrong first. If they do not explain it, {report(error, profile)[0].lower()}"
+                f"{report(error, profile)[1:]}", "")
+    if _RELEASE.fullmatch(guarded):
+        facet, what, check = _RELEASED
+        return what, check, facet
     for pattern, facet, what, check in _OUTSIDE:
         if re.search(pattern, told):
             return what, check.format(project=project), facet
     return "an operation outside its settings failed", "Look at the error logged with it: it names what failed.", ""
+
+
+def _absorbing(code: str, error: ErrorSite, module: ModuleFacts | None) -> list[str]:
+    """The methods of the error's own class, among the calls a `raises(...)` term guards, that catch
+    every exception themselves (`except Exception:` that neither raises nor re-raises)."""
+    tree = parse_expression(code)
+    if module is None or "." not in error.function or not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name)
+                                                           and tree.func.id == "raises"):
+        return []
+    owner = error.function.rsplit(".", 1)[0]
+    methods = [c.func.attr for c in tree.args[1:] if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+               and isinstance(c.func.value, ast.Name) and c.func.value.id == "self"]
+    return [m for m in methods if any(
+        t.scope == f"{owner}.{m}" and any(set(h.types) <= {"Exception", "BaseException"} and not any(
+            a.kind in ("raise", "reraise") for a in h.actions) for h in t.handlers) for t in module.tries)]
 
 
 def check_command(facet: str, pointers: list[Setting], profile: Profile) -> str | None:
@@ -202,30 +233,3 @@ def own_class(error: ErrorSite, setting: Setting, when: str | None, where: str |
     text = (f"Change that class as the message asks: {asked}." if asked else
             "Change that class so that what the message states no longer holds.")
     return Explanation(summary, "usage", when, where, (Fix(setting.name, None, text, setting.carrier),))
-
-
-_ENVIRON = re.compile(r"\bos\.environ\b|\bgetenv\(")
-
-
-def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], subject: str, timing: str,
-                    profile: Profile) -> tuple[str, str, Fix] | None:
-    """(kind, summary, fix) for an error no traced setting decides, yet not the program's own state:
-    its condition reads the environment (a variable looked up by a name the analysis cannot trace),
-    or the condition on the way reads a field the client sends with the request."""
-    does = verb(error, subject)
-    if _ENVIRON.search(own_code):
-        return ("environment",
-                f"{subject} {does} this{timing} depending on the environment variables it checks (the condition reads "
-                f"the environment): your environment decides it, not a bug.",
-                Fix("", None, "Set or unset the environment variable the message names, as the message says."))
-    field = next((f for f in profile.client_fields for code in [own_code, *chain_codes]
-                  if re.search(rf"\b{re.escape(f)}\b", code)), None)
-    if field is None:
-        return None
-    text = report(error, profile)
-    return ("usage",
-            f"{subject} {does} this{timing} only for a request whose `{field}` leads here: the client (or a proxy in "
-            f"front of the instances) sends them with the request, so check what the request carries before "
-            f"suspecting a bug.",
-            Fix(field, None, f"Check the `{field}` sent with the request (by the client or the proxy) against what "
-                             f"{subject} expects. If it is as intended, {text[0].lower()}{text[1:]}"))

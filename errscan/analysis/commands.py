@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import shlex
 from dataclasses import dataclass
 
 from errscan.analysis.knobs import KnobCatalog, alternatives
 from errscan.analysis.solver import Value, example_values, satisfiable, value_of
+from errscan.analysis.wording import ADDRESS, PATH
 from errscan.extract.conditions import parse_expression
 from errscan.model import Knob
 from errscan.extract.unparse import fast_unparse
@@ -54,7 +56,7 @@ def candidates(setting: Setting, condition: str, likely: bool) -> list[Value]:
 
 def action(setting: Setting, value: Value, catalog: KnobCatalog) -> str:
     """What the user does to give `setting` the `value`, in words."""
-    text = written(value, setting)
+    text = shown(value, setting)
     if text == UNSET:
         where = f" from `{setting.path[0]}`" if len(setting.path) > 1 else ""
         inside = f" in `{setting.carrier}`" if setting.carrier else ""
@@ -74,6 +76,8 @@ def action(setting: Setting, value: Value, catalog: KnobCatalog) -> str:
     others = alternatives(setting.knob, catalog, text)
     if others:
         said += " (or " + ", or ".join(others) + ")"
+    if text.startswith("<"):  # a placeholder: say what it stands for
+        said += ", pointing at an existing file" if PATH.search(_last(setting)) else ", an address the other side can reach"
     return said
 
 
@@ -119,6 +123,24 @@ def written(value: Value, setting: Setting) -> str:
     if isinstance(value, bool):
         return "1" if value and setting.knob.kind == "env" else "0" if setting.knob.kind == "env" else str(value).lower()
     return str(value)
+
+
+def shown(value: Value, setting: Setting) -> str:
+    """`written`, except that a path or an address the code only needs set (a boolean value) is its
+    name as a placeholder (`<mooncake_config_path>`): `1` is no path. Unset is leaving it out where the
+    text is read as it is (`os.getenv(...)`), where `0` would be a value that is set; a variable of the
+    project's typed table keeps its `0` (`VLLM_FAST_PATH` is a switch named like a path)."""
+    if not isinstance(value, bool) or isinstance(setting.default, bool) or not (
+            PATH.search(_last(setting)) or ADDRESS.search(_last(setting))):
+        return written(value, setting)
+    if value:
+        return f"<{_last(setting).lower()}>"
+    raw = setting.knob.kind != "env" or re.search(r"\bgetenv\(|\benviron\b", setting.knob.detail)
+    return UNSET if raw else written(value, setting)
+
+
+def _last(setting: Setting) -> str:
+    return setting.name.rsplit(".", 1)[-1].lstrip("-")
 
 
 def _is_json(value: str) -> bool:

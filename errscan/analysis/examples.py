@@ -3,11 +3,13 @@ property of the model decides; and the settings a fix needs because the project 
 
 from __future__ import annotations
 
-from errscan.analysis.commands import Setting, command, failing_values, written
+from errscan.analysis.chains import Reach
+from errscan.analysis.commands import Setting, command, failing_values, shown
 from errscan.analysis.knobs import KnobCatalog, json_flag_holding
 from errscan.analysis.ways import Way, positive_parts
 from errscan.analysis.solver import Value
-from errscan.analysis.wording import ADDRESS, PATH, phrase_for
+from errscan.analysis.wording import phrase_for
+from errscan.graph.index import MODULE_CODE
 from errscan.model import ErrorSite, Example, Fix, Knob
 from errscan.profiles import Profile
 
@@ -30,15 +32,15 @@ class Examples:
             return None  # two instances' settings: one command cannot show them
         condition = f"({way.condition}) and ({way.stated})" if way.stated else way.condition
         fixed = {f.setting: f.value for f in fixes if f.value is not None}
-        shown = [s for s in way.settings if s.name in fixed]
-        failing = failing_values(condition, shown)
+        reached = [s for s in way.settings if s.name in fixed]
+        failing = failing_values(condition, reached)
         if failing is None:
             return None
         connector = error.trigger.connectors[0] if error.trigger and error.trigger.connectors else None
         # A setting whose default already fails is left out of the first command, as users do.
-        before_values = {s: None if failing[s.code] == s.default else written(failing[s.code], s) for s in shown}
-        after_values = {s: fixed[s.name] for s in shown}
-        fix = next((f for f in fixes if f.setting in fixed and any(s.name == f.setting for s in shown)), None)
+        before_values = {s: None if failing[s.code] == s.default else shown(failing[s.code], s) for s in reached}
+        after_values = {s: fixed[s.name] for s in reached}
+        fix = next((f for f in fixes if f.setting in fixed and any(s.name == f.setting for s in reached)), None)
         for name, value in fix.others if fix else ():  # what the fix needs together with its setting
             after_values[_flag_setting(name)] = value
         for setting, value in self._on_the_way(path).items():
@@ -64,7 +66,7 @@ class Examples:
         if path is None:
             return {}
         needed = failing_values(path.condition, list(path.settings), dict(self.profile.plugin_setting_defaults))
-        return {s: _value_shown(s, needed[s.code]) for s in path.settings
+        return {s: shown(needed[s.code], s) for s in path.settings
                 if needed and s.code in needed and needed[s.code] != s.default}
 
     def launch(self, way: Way) -> str:
@@ -81,14 +83,13 @@ class Examples:
         return "; ".join(r.why for r in self.profile.resets if r.setting in names)
 
 
-def _value_shown(setting: Setting, value: Value) -> str:
-    """The value as written; for a path or an address that only has to be set, its name as a placeholder."""
-    last = setting.name.rsplit(".", 1)[-1].lstrip("-")
-    if value is True and (PATH.search(last) or ADDRESS.search(last)):
-        return f"<{last.lower()}>"
-    return written(value, setting)
-
-
 def _flag_setting(name: str) -> Setting:
     """A flag a fix adds by name, for the example command."""
     return Setting(name, Knob("cli_flag", name, ""), name, None)
+
+
+def run_as_main(found: Reach) -> str | None:
+    """`python -m M` where the nearest entry is module M run as a program (`if __name__ == "__main__"`):
+    a server of the package that the user starts themselves."""
+    main = next((c.entry.node for c in found.chains if c.entry.kind == "main"), None)
+    return f"python -m {main.rsplit('.', 1)[0]}" if main and main.endswith(f".{MODULE_CODE}") else None

@@ -14,21 +14,23 @@ import itertools
 import re
 
 from errscan.analysis.advice import (
-    UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, check_command, decided_outside, missing_package, not_installed, outside, own_class, report,
+    UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, check_command, missing_package, not_installed, outside, own_class, report,
     subject as advice_subject, unimplemented, unsupported_clause, verb,
 )
 from errscan.analysis.chains import Reach
-from errscan.analysis.commands import Setting, action, candidates, written
-from errscan.analysis.examples import Examples
+from errscan.analysis.commands import Setting, action, candidates, shown, written
+from errscan.analysis.examples import Examples, run_as_main
 from errscan.analysis.finder import SettingFinder
 from errscan.analysis.knobs import KnobCatalog
 from errscan.analysis.named import advised, decided, flags_in_words
+from errscan.analysis.origins import TIMED, client_field, decided_outside, foreign, keys_passed
 from errscan.analysis.ways import Way, for_part, positive_parts
 from errscan.analysis.solver import Value, rules_out, satisfiable
 from errscan.analysis.wording import ADDRESS, PATH, Raw, phrase_for, user_words
 from errscan.extract.conditions import Condition, parse_expression, render
 from errscan.extract.facts import ModuleFacts
 from errscan.extract.unparse import fast_unparse
+from errscan.graph.calls import CallGraph
 from errscan.model import ErrorSite, Explanation, Fix, Knob
 from errscan.profiles import Phrase, Profile
 
@@ -44,9 +46,10 @@ MAX_COMBINATIONS = 64  # joint assignments tried for a way in with several setti
 class Explainer:
     """Explanations for one package's errors; built once, reused for every error."""
 
-    def __init__(self, catalog: KnobCatalog, profile: Profile):
+    def __init__(self, catalog: KnobCatalog, profile: Profile, graph: CallGraph | None = None):
         self.catalog = catalog
         self.profile = profile
+        self.graph = graph  # the class hierarchy: whether a base method is overridden everywhere
         self.settings = SettingFinder(catalog, profile)
         self.examples = Examples(catalog, profile)
 
@@ -71,7 +74,7 @@ class Explainer:
         if error.trigger is not None and error.trigger.reachable is False:
             return Explanation(f"This error cannot fire at this commit: {error.trigger.unreachable}.", "unreachable", when, where)
         connectors = error.trigger.connectors if error.trigger else ()
-        custom = unimplemented(error, own, found, self.profile)
+        custom = unimplemented(error, own, found, self.profile) or self._outside_only(error, own, module)
         if custom is not None:
             method = error.function.rsplit(".", 1)[-1]
             return Explanation(custom, "usage", when, where, (Fix("", None, f"Implement `{method}` in that class (or do not declare the interface it belongs to)."),))
@@ -84,13 +87,15 @@ class Explainer:
         told = advised(error, self.catalog, self.profile)
         fixes = tuple(fix for way in ways for fix in self._fixes(way, earlier, connectors, bool(told))) + told
         kind = self._kind(error, own, ways, fixes)
-        chain_codes = [render(chain.condition) or "" for chain in found.chains]
-        outside_of_state = decided_outside(error, local or "", chain_codes, subject, _timing(when), self.profile) \
+        chain_codes = [render(chain.condition, "deep") or "" for chain in found.chains]
+        outside_of_state = decided_outside(error, local or "", chain_codes, subject, _timing(when), self.profile,
+                                           self._timers(error, class_settings, plugin_settings or {}),
+                                           lambda receiver: foreign(receiver, class_settings, module, self.profile)) \
             if kind == "internal" else None
         if outside_of_state is not None:
             kind, summary, told_fix = outside_of_state
         else:
-            summary = self._summary(error, kind, ways, fixes, subject, when, class_settings, own)
+            summary = self._summary(error, kind, ways, fixes, subject, when, class_settings, own, module)
         if path_words:
             summary = f"{summary[:-1]} (this code runs only if {path_words})."
         check = None
@@ -100,13 +105,21 @@ class Explainer:
             fixes = (self._report_fix(error),)
             check = self.profile.report_command or None
         elif kind == "environment":
-            _, advice, facet = outside(error, own, self.profile)
-            said = " The message carries the underlying error: it says what failed." if cause_in_message(error) else ""
-            pointers = self._pointers(class_settings, facet, path_way) or self._pointers(plugin_settings or {}, facet, None)
+            _, advice, facet = outside(error, own, self.profile, module)
+            said = " The message carries the underlying error: it says what failed." if cause_in_message(error) and facet else ""
+            sent = client_field([local or "", *chain_codes], self.profile) if facet == "peer" else None
+            pointers = [] if sent else \
+                self._pointers(class_settings, facet, path_way) or self._pointers(plugin_settings or {}, facet, None)
+            if sent:  # the peer's address came with the request: the instance's own address settings are not it
+                summary = summary.replace(_UNDECIDED, f"; the other side is the one the request's `{sent}` names")
+                pointed = (Fix(sent, None, f"The other instance is named in the request's `{sent}` (sent by the client "
+                                           "or the proxy): check that it carries a reachable address and port."),)
+            else:
+                pointed = _pointer_fix(pointers, facet, keys_passed(found, module) if facet == "value" else [])
             if pointers:  # the address, path or file the user gives is what to check: a setting of theirs
                 given = " and ".join(f"`{s.name}`" for s in pointers)
                 summary = summary.replace(_UNDECIDED, f"; what you give in {given} is part of it")
-            fixes = (Fix("", None, advice + said),) + _pointer_fix(pointers, facet)
+            fixes = (Fix("", None, advice + said),) + pointed
             check = check_command(facet, pointers, self.profile)
         elif kind == "configuration" and not fixes:
             settings = list(dict.fromkeys([s.name for way in ways for s in way.settings] + flags_in_words(error.message, self.catalog)))
@@ -119,8 +132,30 @@ class Explainer:
                 f"avoid it. If yours look right, {text[0].lower()}{text[1:]}"
             )),)
         example = self.examples.example(error, ways, fixes, path_way) if kind == "configuration" and outside_of_state is None else None
-        reproduce = self.examples.reproduce(error, ways, path_way) if example is None else None
+        reproduce = (self.examples.reproduce(error, ways, path_way) or run_as_main(found)) if example is None else None
         return Explanation(summary, kind, when, where, tuple(dict.fromkeys(fixes)), example, reproduce, check)
+
+    def _outside_only(self, error: ErrorSite, own: Condition, module: ModuleFacts | None) -> str | None:
+        """An unconditional `NotImplementedError` of a base method that every class of the package built
+        on its class overrides: the calls that reach it run it only for a class from outside the package."""
+        if self.graph is None or module is None or own or "." not in error.function \
+                or error.exception.rsplit(".", 1)[-1] != "NotImplementedError":
+            return None
+        owner, method = f"{module.module}.{error.function}".rsplit(".", 1)
+        subclasses, todo = set(), [owner]
+        while todo:
+            for sub in self.graph.subclasses.get(todo.pop(), ()):
+                if sub not in subclasses:
+                    subclasses.add(sub)
+                    todo.append(sub)
+        base = f"{owner}.{method}"
+        if not subclasses or any(self.graph.lookup_method(sub, method) == base for sub in subclasses):
+            return None
+        project = self.profile.title or self.profile.name
+        name = error.function.rsplit(".", 1)[0]
+        return (f"`{error.function}` is a method that classes built on `{name}` must override, and every class in "
+                f"{project} built on `{name}` overrides it: this base version runs only for a class from outside "
+                f"{project} (a plugin's or your own) built on `{name}` without implementing `{method}`.")
 
     def _pointers(self, class_settings: dict[str, list[str]], facet: str, path: Way | None) -> list[Setting]:
         """The settings the class reads the peer's address and port, or a path, from; for a value
@@ -129,6 +164,13 @@ class Explainer:
             return [s for s in path.settings if PATH.search(s.name.rsplit(".", 1)[-1])][:1] if path else []
         named = ADDRESS if facet == "peer" else PATH if facet == "file" else None
         return self.settings.read_by_class(class_settings, named)[:MAX_POINTERS] if named else []
+
+    def _timers(self, error: ErrorSite, class_settings: dict[str, list[str]], plugin_settings: dict[str, list[str]]) -> list[Setting]:
+        """The timeout or lease settings the class (else the plugin) reads that the message's words name
+        (`lease` in "before lease expired"); another timer of the class may time something else."""
+        found = self.settings.read_by_class(class_settings, TIMED) + self.settings.read_by_class(plugin_settings, TIMED)
+        words = set(re.findall(r"[a-z]+", error.message.lower()))
+        return list(dict.fromkeys(s for s in found if words & set(re.split(r"[_-]", s.name.rsplit(".", 1)[-1].lower()))))[:MAX_POINTERS]
 
     def _own_plugin(self, ways: list[Way]) -> Setting | None:
         """The setting that loads a plugin class from the user's own module, when every way in needs it set."""
@@ -195,8 +237,8 @@ class Explainer:
         elif way.stated and any(setting.code in way.stated for setting, _ in assignment):
             text += " (the message names it as the cause)"
         (first, value), *rest = assignment
-        others = tuple((s.name, written(v, s)) for s, v in rest) + tuple(needed)
-        return Fix(first.name, written(value, first), f"{for_part(way)}{text}.", first.carrier, others, way.part or None)
+        others = tuple((s.name, shown(v, s)) for s, v in rest) + tuple(needed)
+        return Fix(first.name, shown(value, first), f"{for_part(way)}{text}.", first.carrier, others, way.part or None)
 
     # kind, phase, words
     def _kind(self, error: ErrorSite, own: Condition, ways: list[Way], fixes: tuple[Fix, ...]) -> str:
@@ -250,7 +292,7 @@ class Explainer:
 
     def _summary(
         self, error: ErrorSite, kind: str, ways: list[Way], fixes: tuple[Fix, ...], subject: str, when: str | None,
-        class_settings: dict[str, list[str]], own: Condition,
+        class_settings: dict[str, list[str]], own: Condition, module: ModuleFacts | None = None,
     ) -> str:
         timing = _timing(when)
         words = [self._words(way, class_settings) for way in ways]
@@ -265,7 +307,7 @@ class Explainer:
             named += [f"`{flag}`" for flag in flags_in_words(error.message, self.catalog)]
             return f"{subject} {verb(error, subject)} this{timing}; {', '.join(dict.fromkeys(named)) or 'the model'} decides whether it does."
         if kind == "environment":
-            what, _, _ = outside(error, own, self.profile)
+            what, _, _ = outside(error, own, self.profile, module)
             return f"{subject} reports this{timing} when {what}{_UNDECIDED}."
         if kind == "usage":
             return f"{subject} refuses a request with this error{timing}: the request itself is at fault."
@@ -324,8 +366,9 @@ _UNDECIDED = "; no setting of yours decides it"
 _PEERS = re.compile(r"\b(remote|local|prefill|decode)\b", re.IGNORECASE)
 
 
-def _pointer_fix(pointers: list[Setting], facet: str) -> tuple[Fix, ...]:
-    """Where the user gives the address, port or path that failed: the settings to check."""
+def _pointer_fix(pointers: list[Setting], facet: str, keys: list[str]) -> tuple[Fix, ...]:
+    """Where the user gives the address, port or path that failed (and, for a value read from a file,
+    its keys): the settings to check."""
     if not pointers:
         return ()
     where = " and ".join(f"`{s.name}`" + (f" in `{s.carrier}`" if s.carrier else "") for s in pointers)
@@ -333,7 +376,8 @@ def _pointer_fix(pointers: list[Setting], facet: str) -> tuple[Fix, ...]:
         text = (f"The addresses and ports come from {where}: check them on both instances (each must give one that "
                 "the other can reach).")
     elif facet == "value":
-        text = f"The value is read from the file {where} names: correct it there."
+        named = " or ".join(f"`{k}`" for k in keys)
+        text = f"The value is read from the file {where} names{f' (its key {named})' if named else ''}: correct it there."
     else:
         defaults = [f"`{s.default}`" for s in pointers if isinstance(s.default, str) and s.default]
         text = f"The path comes from {where}{f' (default {defaults[0]})' if len(defaults) == 1 else ''}: check it there."

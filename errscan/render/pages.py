@@ -26,6 +26,7 @@ from errscan.match import split_template
 from errscan.model import Catalog, ErrorSite
 from errscan.render import browse, checks
 from errscan.render.surfacing import seen
+from errscan.render.terse import terse
 from errscan.compare.pages import write_history_files
 from errscan.stages import github_url
 from errscan.runtime.pool import TaskLost, run_all
@@ -205,7 +206,7 @@ def error_context(catalog: Catalog, error: ErrorSite, related: list, raised_late
         "contributions": contributions,
         # the parts' conditions say it once each; the whole, their `any of`, would say it again
         "words_in_parts": bool(contributions) and firing is not None and all(w in firing.words for _, w in contributions),
-        "chains": shown_chains(catalog, pin, trigger.chains if trigger else ()),
+        "chains": shown_chains(catalog, pin, trigger.chains if trigger else (), trigger.knobs if trigger else ()),
         "chains_shown": CHAINS_SHOWN,
         "docstring": (error.docstring or "").split("\n\n")[0].rstrip(),
         "raised_later": raised_later,
@@ -238,9 +239,10 @@ class ShownChain:
     same_condition: int | None
     joins: int | None
     join_at: str | None
+    shortened: bool = False  # `condition` keeps only some terms (terse.py); the JSON has it all
 
 
-def shown_chains(catalog: Catalog, pin, chains) -> list[ShownChain]:
+def shown_chains(catalog: Catalog, pin, chains, knobs=()) -> list[ShownChain]:
     shown: list[ShownChain] = []
     for chain in chains:
         keys = [(s.callee, s.path, s.line) for s in chain.steps]
@@ -257,7 +259,11 @@ def shown_chains(catalog: Catalog, pin, chains) -> list[ShownChain]:
         if same is not None:
             own = own[: -len(chains[same - 1].condition)].removesuffix(" and ") if own != chains[same - 1].condition else ""
         steps = [(s, github_url(catalog.repo, pin.commit, s.path, s.line)) for s in chain.steps[:cut]]
-        shown.append(ShownChain(chain, own, steps, same, joins, chain.steps[cut].callee if joins else None))
+        own, shortened = terse(own, knobs) if own else (own, False)
+        if own and same is None:  # shortened alike: said once, as for an earlier chain
+            same = next((number for number, earlier in enumerate(shown, 1) if earlier.condition == own), None)
+            own = "" if same is not None else own
+        shown.append(ShownChain(chain, own, steps, same, joins, chain.steps[cut].callee if joins else None, shortened))
     return shown
 
 

@@ -240,6 +240,7 @@ def test_a_value_of_the_wrong_form_points_at_the_file_it_was_read_from(explained
     assert size.kind == "environment"
     assert "`VLLM_DISK_CONFIG_PATH` is set" in size.summary and "is on" not in size.summary  # a path, not a switch
     assert size.check == 'cat "$VLLM_DISK_CONFIG_PATH"'
+    assert "(its key `segment_size`)" in size.fixes[-1].text  # what the value is called in that file
     assert "no setting of yours" not in size.summary  # the file it names is the user's
     assert size.reproduce.startswith("VLLM_DISK_CONFIG_PATH='<vllm_disk_config_path>' vllm serve MODEL")
 
@@ -258,5 +259,47 @@ def test_an_environment_variable_looked_up_by_a_table_name_is_the_users_not_a_bu
 
 def test_a_field_the_client_sends_decides_it_and_is_named(explained):
     tracker = explained["Request tracker missing"]
-    assert tracker.kind == "usage" and "a request whose `kv_transfer_params` leads here" in tracker.summary
+    assert tracker.kind == "usage" and "a request whose `kv_transfer_params` (the keys read on the way: `extra_tokens`) leads here" in tracker.summary
     assert "no setting of yours" not in tracker.summary and tracker.fixes[0].setting == "kv_transfer_params"
+
+
+def test_values_from_outside_are_not_called_a_bug(explained):
+    """Internal-looking checks on what a request, a store, the clock or a client of a server gives."""
+    released = explained["Cannot release blocks for request {request_id}"]
+    assert released.kind == "usage" and "`kv_transfer_params`" in released.summary  # passed down as `params`
+    notify = explained["Cannot notify the remote instance of request {request_id}"]  # the peer the request names
+    assert notify.kind == "environment" and [f.setting for f in notify.fixes if f.setting] == ["kv_transfer_params"]
+    pressure = explained["Store is under pressure; skipping this batch"]
+    assert pressure.kind == "environment" and "`NO_AVAILABLE_HANDLE`" in pressure.summary
+    assert "most likely a bug" not in pressure.summary
+    started = explained["Transfer engine initialization failed."]
+    assert started.kind == "environment" and "`TransferEngine.initialize` answers other than `0`" in started.summary
+    assert "answers" not in explained["Boundaries left over"].summary  # a local's method: no reply from outside
+    expired = explained["Releasing expired blocks for request {req_id}"]
+    assert expired.kind == "environment" and "in time" in expired.summary
+    assert [f.setting for f in expired.fixes] == ["kv_connector_extra_config.kv_lease_duration"]  # not `engine_ttl`
+    rank = explained["Rank {rank} not initialized"]
+    assert rank.kind == "environment" and "restarted" in rank.summary and "most likely a bug" not in rank.summary
+
+
+def test_a_variable_that_holds_a_path_is_given_a_path(explained):
+    unset = explained["The environment variable 'VLLM_STORE_CONFIG_PATH' is not set."]
+    (fix,) = unset.fixes
+    assert fix.value == "<vllm_store_config_path>" and "existing file" in fix.text and "=1" not in fix.text
+    assert unset.example is None or "VLLM_STORE_CONFIG_PATH=0" not in unset.example.before
+
+
+def test_a_handler_behind_a_method_that_catches_everything_blames_no_file(explained):
+    escaped = explained["Save worker error"]
+    assert "file operation" not in escaped.summary
+    assert "`_handle_save_task` catches every exception itself" in escaped.summary
+
+
+def test_a_base_method_every_class_of_the_package_overrides_is_reached_from_outside(explained):
+    base = explained["Stats classes implement is_empty"]
+    assert base.kind == "usage" and "every class in vLLM built on `StatsBase` overrides it" in base.summary
+    assert "bug" not in base.summary and base.fixes[0].text.startswith("Implement `is_empty`")
+
+
+def test_an_error_of_a_module_run_as_a_program_reproduces_with_python_m(explained):
+    assert explained["Unknown rank {rank}"].reproduce == "python -m vllm.kv.run_as_main"

@@ -24,3 +24,9 @@ def test_several_guarded_calls_do_not_tell_which_failed():
     term = pseudo_term("raises(Exception, _sum_bytes(...), store.batch_get(...), self._add_load_error_ids(...))")
     _, _, facet = outside(error("get failed: %s"), (term,), VLLM)
     assert facet == ""
+
+
+def test_closing_a_socket_of_its_own_is_no_failure_of_the_peer():
+    term = pseudo_term("raises(Exception, sock.close(linger=0))")
+    what, check, facet = outside(error("Error closing ZMQ socket for path %s: %s"), (term,), VLLM)
+    assert facet == "release" and "this process" in what and "other instance" not in check

@@ -461,3 +461,33 @@ def test_an_edit_to_the_rendering_code_rebuilds_the_site(catalog, monkeypatch):
     # the same version with other code to render: as after an edit of render/
     monkeypatch.setattr(rendering, "analyzer_key", lambda sources: analyzer_key(sources=(*sources, "cli.py")))
     assert rendering.build_fingerprint(catalog) != before
+
+
+def test_a_long_chain_condition_keeps_the_terms_on_settings(catalog):
+    """A page prints of a step's condition the terms that read a setting the trigger names, short;
+    the JSON keeps the whole condition."""
+    from errscan.model import Chain, ChainStep, Knob
+    from errscan.render.pages import shown_chains
+
+    condition = ("config.kv_transfer_config is not None and (not (not config.scheduler_config.disable_hybrid_kv_cache_manager) "
+                 "or cls.supports_hma_config(config.kv_transfer_config)) and role != KVConnectorRole.SCHEDULER and "
+                 "os.getenv('STORE_CONFIG_PATH') and True")
+    chain = Chain("core-call", ("make", "C.f"), (ChainStep("make", "C.f", "a.py", 3, None),), condition, None)
+
+    class Pin:
+        commit = "0" * 40
+
+    (shown,) = shown_chains(catalog, Pin, [chain], (Knob("env", "STORE_CONFIG_PATH", "os.getenv('STORE_CONFIG_PATH')"),))
+    assert shown.condition == "os.getenv('STORE_CONFIG_PATH')" and shown.shortened
+    (plain,) = shown_chains(catalog, Pin, [chain])  # no setting named: those that read like one, cut short
+    assert len(plain.condition) <= 140 and plain.shortened and "is not None" not in plain.condition
+    assert plain.condition.startswith("(not not config.scheduler_config")  # an `or` inside stays one term
+    unnamed = Chain("core-call", ("make", "C.f"), (ChainStep("make", "C.f", "a.py", 3, None),),
+                    "role != Role.SCHEDULER and vllm_config.kv_transfer_config is not None and os.getenv('X_PATH')", None)
+    (read,) = shown_chains(catalog, Pin, [unnamed])  # a term that reads like a setting, not a presence check
+    assert read.condition == "os.getenv('X_PATH')"
+    either = "(os.environ.get('UPSTREAM') or (not os.environ.get('UPSTREAM') and raises(ImportError, 'from lmcache.integration import Connector')))"
+    again = [Chain("core-call", (f"m{i}", "C.f"), (ChainStep(f"m{i}", "C.f", "a.py", i, None),), either, None) for i in (1, 2)]
+    first, second = shown_chains(catalog, Pin, again)
+    assert first.condition == "(os.environ.get('UPSTREAM') or …)"  # a long `or`: its first way
+    assert (second.condition, second.same_condition) == ("", 1)  # printed once

@@ -1,0 +1,153 @@
+"""Where a value that an internal-looking check tests comes from, when it is not the program's own
+state: the process environment, a field the client sends with a request, a status a library or
+store answered, the clock (a lease or a timeout that ran out), or a body a client sent to a server
+of the package. Such an error is the user's to act on, not a bug; these read the code's own terms.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Callable
+
+from errscan.analysis.advice import report, verb
+from errscan.analysis.commands import Setting
+from errscan.extract.conditions import parse_expression
+from errscan.extract.unparse import fast_unparse
+from errscan.analysis.chains import Reach
+from errscan.extract.facts import ModuleFacts
+from errscan.model import ErrorSite, Fix
+from errscan.profiles import Profile
+
+TIMED = re.compile(r"(^|_)(timeout|ttl|lease|duration|deadline|expiry|expires|interval)s?($|_)", re.IGNORECASE)
+_ENVIRON = re.compile(r"\bos\.environ\b|\bgetenv\(")
+_CLOCK = re.compile(r"\btime\.(time|perf_counter|monotonic)(_ns)?\(\)")
+_BODY = re.compile(r"\brequest\.(json|body|form)\(|\w*(json|body)\w*\(\s*request\b")  # what a client sent a server
+
+
+def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], subject: str, timing: str,
+                    profile: Profile, timers: list[Setting] = (),  # type: ignore[assignment]
+                    foreign: Callable[[str], bool] = lambda receiver: False) -> tuple[str, str, Fix] | None:
+    """(kind, summary, fix) for an error no traced setting decides, yet not the program's own state.
+    `own_code` and `chain_codes` are deep (locals replaced by what they were set from); `timers`: the
+    timeout or lease settings the class reads; `foreign`: whether an object (as code) is of another package."""
+    does = verb(error, subject)
+    text = report(error, profile)
+    if _ENVIRON.search(own_code):
+        return ("environment",
+                f"{subject} {does} this{timing} depending on the environment variables it checks (the condition reads "
+                f"the environment): your environment decides it, not a bug.",
+                Fix("", None, "Set or unset the environment variable the message names, as the message says."))
+    field = client_field([own_code, *chain_codes], profile)
+    if field is not None:
+        keys = " and ".join(f"`{k}`" for k in field_keys(field, [own_code, *chain_codes]))
+        carrying = f" (the keys read on the way: {keys})" if keys else ""
+        return ("usage",
+                f"{subject} {does} this{timing} only for a request whose `{field}`{carrying} leads here: the client (or "
+                f"a proxy in front of the instances) sends them with the request, so check what the request carries "
+                f"before suspecting a bug.",
+                Fix(field, None, f"Check the `{field}` sent with the request (by the client or the proxy) against "
+                                 f"what {subject} expects. If it is as intended, {text[0].lower()}{text[1:]}"))
+    status = replied_status(own_code, foreign)
+    if status is not None:
+        call, code = status
+        return ("environment",
+                f"{subject} {does} this{timing} when `{call}` answers {code}: the library, store or service behind "
+                f"that call reports a failure (or that it is full), so its state decides it, not a bug.",
+                Fix("", None, f"Look at the log of `{call}` and of the service it talks to for why it answered {code}; "
+                              "check that the service is running, reachable from this host and has room."))
+    if _CLOCK.search(own_code):
+        named = " or ".join(f"`{s.name}`" + (f" in `{s.carrier}`" if s.carrier else "") for s in timers)
+        raise_it = f" If it is only slow, raise {named}." if named else ""
+        fixes = Fix(timers[0].name if timers else "", None,
+                    "Check that the other instance (or service) is running and answers: it did not finish in time, "
+                    f"often because it stopped, is overloaded or cannot reach this one.{raise_it}",
+                    timers[0].carrier if timers else None)
+        return ("environment",
+                f"{subject} {does} this{timing} when something it waits for does not happen in time (a lease or "
+                f"timeout measured on the clock runs out): the other side's health and the time allowed decide it.",
+                fixes)
+    if any(_BODY.search(code) for code in [own_code, *chain_codes]):
+        return ("environment",
+                f"{subject} {does} this{timing} when a client's request to this server asks for what the server "
+                f"cannot give: most often the server restarted (and lost what clients had registered), ran out of "
+                f"room, or the client skipped a step; not a bug.",
+                Fix("", None, "Restart the clients (the instances using this server) after the server restarts, so "
+                              f"they register again. If it happens without a restart, {text[0].lower()}{text[1:]}"))
+    return None
+
+
+def client_field(codes: list[str], profile: Profile) -> str | None:
+    """The field of a request, sent by the client, that one of these (deep) conditions reads."""
+    return next((f for f in profile.client_fields for code in codes if re.search(rf"\b{re.escape(f)}\b", code)), None)
+
+
+def field_keys(field: str, codes: list[str]) -> list[str]:
+    """The keys these conditions read of `field` (`'k' in x.field`, `x.field.get('k')`, `x.field['k']`)."""
+    value = rf"(?:getattr\([^()]*\b{field}\b[^()]*\)|[\w.]*\b{field}\b)"
+    found = [m.group(1) or m.group(2) for code in codes for m in re.finditer(
+        rf"'(\w+)' (?:not )?in {value}|{value}(?:\.get\(|\[)'(\w+)'", code)]
+    return list(dict.fromkeys(found))
+
+
+def replied_status(code: str, foreign: Callable[[str], bool]) -> tuple[str, str] | None:
+    """(call, status in words) where the condition compares what a call on another object returned with a
+    failure status (`NO_HANDLE in set(self.store.put(...))`), or the return code of a call on an object
+    of another package (`foreign(receiver)`) with 0 (`engine.initialize(...) != 0`): that object answered."""
+    tree = parse_expression(code)
+    for node in ast.walk(tree) if tree is not None else ():
+        if not isinstance(node, ast.Compare) or len(node.comparators) != 1:
+            continue
+        sides = (node.left, node.comparators[0])
+        for side, other in (sides, sides[::-1]):
+            call = _outside_call(side)
+            if call is None:
+                continue
+            receiver = fast_unparse(call.func.value)  # type: ignore[attr-defined]
+            failed = _name(other) and _FAILURE.search(_name(other))
+            coded = isinstance(other, ast.Constant) and type(other.value) is int and other.value == 0 and side is call \
+                and isinstance(node.ops[0], (ast.NotEq, ast.Lt, ast.Gt)) and foreign(receiver)
+            if failed or coded:
+                name = re.sub(r"^self\.", "", fast_unparse(call.func)).replace("().", ".")
+                differs = isinstance(node.ops[0], (ast.NotEq, ast.IsNot))
+                return name, f"{'other than ' if differs else ''}`{fast_unparse(other)}`"
+    return None
+
+
+def _outside_call(node: ast.expr) -> ast.Call | None:
+    """A call of a method on another object (not `self.m()`, not one on a local) within a value."""
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and not (
+                isinstance(inner.func.value, ast.Name) and inner.func.value.id == "self"):
+            return inner
+    return None
+
+
+def _name(node: ast.expr) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+
+
+# A constant that names a failure or a refusal (`MOONCAKE_NO_AVAILABLE_HANDLE`, `Status.ERROR`).
+_FAILURE = re.compile(r"^[A-Z0-9_]*(ERROR|ERR|FAIL|FAILED|FAILURE|NO_[A-Z]+|NOT_[A-Z]+|UNAVAILABLE|BUSY|FULL|TIMEOUT|"
+                      r"TIMED_OUT|NACK|REJECT[A-Z]*|INVALID)[A-Z0-9_]*$")
+
+
+def foreign(receiver: str, class_settings: dict[str, list[str]], module: ModuleFacts | None, profile: Profile) -> bool:
+    """Whether an object, as code (`TransferEngine()`, `self.engine` set to one), is made by a class the
+    module imports from another package: what it answers comes from outside the project."""
+    sources = class_settings.get(receiver[5:], []) if receiver.startswith("self.") else [receiver]
+    made = {m.group(1) for source in sources if (m := re.fullmatch(r"(\w+)\(.*\)", source))}
+    imported = {name: target for names in (module.imports.values() if module else ()) for name, target in names.items()}
+    return any(name in imported and not imported[name].startswith(f"{profile.package}.") for name in made)
+
+
+def keys_passed(found: Reach, module: ModuleFacts | None) -> list[str]:
+    """The keys that the last calls on the way, made in the error's own module, read their arguments
+    from (`_parse_size(config.get("size"))`): what the value of the wrong form is called in the file."""
+    calls = module.calls if module is not None else ()
+    keys = [inner.literal_args[0] for chain in (*found.chains, *found.ways) if chain.sites
+            and (last := chain.sites[-1].call) is not None and last in calls
+            for inner in calls if inner.caller == last.caller and (inner.passed_to or "").startswith(f"{last.callee}:")
+            and last.line <= inner.line <= last.line + 3 and inner.callee.endswith(".get") and inner.literal_args
+            and inner.literal_args[0]]
+    return list(dict.fromkeys(keys))
