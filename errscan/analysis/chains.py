@@ -313,6 +313,8 @@ class _Search:
                 if callee in nodes or length + 1 + tree.dist[following] > MAX_DEPTH or self._other_kind(entry, callee):
                     continue
                 for site, code in self.distinct_sites(caller, callee):
+                    if not self.dispatch.site_allows(caller, site, callee, following[2]):
+                        continue
                     step_holds, why = conditions_hold(code, values, _where(site, callee))
                     if step_holds is False:
                         chain = self._completed(tree, entry, nodes, sites, site, following, why, last)
@@ -340,7 +342,7 @@ class _Search:
             callee = following[0]
             for site, code in self.distinct_sites(state[0], callee):
                 holds, _ = conditions_hold(code, values, "")
-                if holds is False:
+                if holds is False or not self.dispatch.site_allows(state[0], site, callee, following[2]):
                     continue
                 rest = self.direct(tree, following, carried(self.graph, values, site, callee), kind)
                 if rest is not None:
@@ -358,7 +360,7 @@ class _Search:
             for site in sites:
                 code = _own_condition(site)
                 call = site.call
-                mark = (code, call.arguments if call else None, call.keywords if call else None, call.passed_to if call else None)
+                mark = (code, call.callee if call else None, call.arguments if call else None, call.keywords if call else None, call.passed_to if call else None)
                 if mark not in seen:
                     seen.add(mark)
                     kept.append((site, code))

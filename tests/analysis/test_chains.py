@@ -86,3 +86,10 @@ def test_the_condition_under_which_an_alias_was_bound_does_not_rule_its_call_out
     entries = {"calls.alias_condition.collect": Entry("calls.alias_condition.collect", "main", ())}
     found = shown(graph, "calls.alias_condition.Stats.aggregate", entries)
     assert tails(found) == [["collect", "aggregate"]] and not found.infeasible
+
+
+def test_a_thread_started_on_an_attribute_runs_the_handler_of_the_class_it_holds():
+    entries = {"calls.thread_start_held.Worker.start": Entry("calls.thread_start_held.Worker.start", "main", ())}
+    found = shown(graph_of("thread_start_held"), "calls.thread_start_held.ReceivingThread._handle", entries)
+    assert tails(found) == [["start", "run", "_handle"]]
+    assert [s.line for s in found.chains[0].sites] == [35, 10]  # `receiver.start()`, not `self.sender.start()` (32)
