@@ -204,7 +204,8 @@ class FactCollector(DefinitionWalk, CallWalk):
             sources = self.local_values.get((self.frame.scope, value), []) if isinstance(stmt.value, ast.Name) else []
             deep = f"({', '.join(dict.fromkeys(map(fast_unparse, sources)))},)" if sources else None  # whichever assignment it holds
             made = self.made(dotted(stmt.value.func)) if isinstance(stmt.value, ast.Call) else None
-            self.returns.append(ReturnFact(self.frame.scope, value, stmt.lineno, terms, deep, made))
+            expression = make_term(stmt.value, env).deep if stmt.value is not None else "None"
+            self.returns.append(ReturnFact(self.frame.scope, value, stmt.lineno, terms, deep, made, expression))
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             self.import_(stmt)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
