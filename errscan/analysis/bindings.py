@@ -2,7 +2,9 @@
 
 At each step of a chain a parameter of the callee is bound to a constant when the call passes one
 (by position or keyword), passes on a parameter of the caller that is bound itself, or leaves out
-one whose default is a constant; a call with `*args` or `**kwargs` leaves what it does not write
+one whose default is a constant; a parameter passed an object the caller constructs (`C(...)`,
+`extract/callsites.py` writes such an argument so) is bound as never None, only that;
+a call with `*args` or `**kwargs` leaves what it does not write
 unknown, and a parameter the callee assigns again is never bound. A function handed to an executor
 (`submit(f, a, b)`) or a thread (`Thread(target=f, args=(a,))`) gets what is handed with it; other
 ways in (a callback called later, a property read, a call by name) bind nothing. A condition on
