@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections import deque
+from collections import defaultdict, deque
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
@@ -37,6 +37,9 @@ MAX_STEPS = 200  # paths taken up per entry point before its search gives up (un
 MAX_TARGET_STEPS = 4000  # and per raising function, all entry points together
 MAX_CANDIDATES = 3  # chains kept per entry point with distinct values of the function's parameters
 MAX_WAY_ENTRIES = 3  # nearest entry points tried for each way in
+# Dispatch demands a backward search keeps apart per function; past that, a caller's demands are
+# dropped (nothing ruled out), so recursion through `self.a.m()` cannot multiply the states.
+MAX_BOUNDS = 4
 
 # A node, the method a looked-up plugin class must resolve to, and what the object the node runs
 # on must dispatch to (`dispatch.py`).
@@ -238,6 +241,7 @@ class _Search:
         tree = _Tree({first: None}, {}, {first: 0}, [])
         queue = deque([(first, depth)])
         predecessors = self.graph.graph.pred
+        bounds: dict[tuple[str, str | None], set[Bound]] = defaultdict(set)
         while queue:
             state, level = queue.popleft()
             node, needed, bound = state
@@ -250,8 +254,13 @@ class _Search:
             for caller in sorted(predecessors[node]):
                 if caller == avoid:
                     continue
-                previous = (caller, node if lookup and (caller, node) in self.lookups else needed,
-                            self.dispatch.step(caller, node, bound))
+                wanted = node if lookup and (caller, node) in self.lookups else needed
+                demands = self.dispatch.step(caller, node, bound)
+                kept = bounds[caller, wanted]
+                if demands not in kept and len(kept) >= MAX_BOUNDS:
+                    demands = frozenset()
+                kept.add(demands)
+                previous = (caller, wanted, demands)
                 tree.nexts.setdefault(previous, []).append(state)
                 if previous not in tree.toward:
                     tree.toward[previous] = state

@@ -265,11 +265,17 @@ def rules_out(condition: str, assignment: dict[str, Value], keep: tuple[str, ...
 
 
 def example_values(condition: str, leaves: tuple[str, ...]) -> dict[str, Value] | None:
-    """Values of `leaves` under which `condition` can hold (a model), None when none is found."""
+    """Values of `leaves` under which `condition` can hold (a model), None when none is found;
+    whole numbers positive where the condition allows it, as sizes and counts are."""
     encoding = Encoding()
     solver = _solver(encoding, encoding.formula(condition))
+    numbers = [var for (code, sort), var in encoding.variables.items() if code in leaves and sort == "int"]
+    solver.push()
+    solver.add(*(var >= 1 for var in numbers))
     if _check(solver) is not True:
-        return None
+        solver.pop()
+        if _check(solver) is not True:
+            return None
     model = solver.model()
     found: dict[str, Value] = {}
     for (code, sort), var in encoding.variables.items():

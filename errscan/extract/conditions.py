@@ -130,7 +130,10 @@ def _negates_cleanly(node: ast.expr) -> bool:
 
 
 def conjuncts(node: ast.expr) -> list[ast.expr]:
-    """Top-level `and` operands; a walrus stands for its value."""
+    """Top-level `and` operands; a walrus stands for its value, and a true constant (`while True`)
+    is none."""
+    if isinstance(node, ast.Constant) and node.value:
+        return []
     if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
         return [c for v in node.values for c in conjuncts(v)]
     if isinstance(node, ast.NamedExpr):

@@ -107,3 +107,17 @@ def test_an_object_the_caller_constructed_is_never_none_on_the_chain():
     whys = sorted(chain.why for chain in found.infeasible)
     assert "`engine` is a `Engine` object, never None (passed at constructed_argument.py:26)" in whys[0]
     assert "`engine` is a `RemoteEngine` object, never None (passed at constructed_argument.py:34)" in whys[1]
+
+
+def test_a_recursion_through_attributes_keeps_few_dispatch_demands_per_function():
+    from errscan.analysis.chains import MAX_BOUNDS, _Search
+    from errscan.analysis.dispatch import Dispatch
+
+    graph = graph_of("dispatch_recursion")
+    entries = {"calls.dispatch_recursion.main": Entry("calls.dispatch_recursion.main", "main", ())}
+    tree = _Search(graph, entries, frozenset(), Dispatch(graph)).run("calls.dispatch_recursion.Node.check")
+    per_function = {}
+    for node, _, _ in tree.toward:
+        per_function[node] = per_function.get(node, 0) + 1
+    assert max(per_function.values()) <= MAX_BOUNDS + 1  # not one state per path up the recursion
+    assert [entry.node for _, entry in tree.found][:1] == ["calls.dispatch_recursion.main"]

@@ -35,6 +35,12 @@ def test_a_model_gives_values_under_which_the_condition_holds():
     assert found["pcp"] == 1 and found["dcp"] > 1
 
 
+def test_a_model_gives_sizes_a_user_would_write_where_the_condition_allows_it():
+    # `n * (size // block) == 0` holds at block == -1 as well as at a positive block size
+    assert example_values("blocks == n * (size // block) and size == 16 and n == 2", ("block",))["block"] >= 1
+    assert example_values("block < 0", ("block",))["block"] < 0  # the condition's own sign is kept
+
+
 def test_a_part_of_any_that_no_loop_variable_enters_must_hold():
     condition = "any(x.path is not None and not self.allow for x in items)"
     assert rules_out(condition, {"self.allow": True})
