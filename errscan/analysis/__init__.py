@@ -70,6 +70,7 @@ def analyze(
             per_function[node] = (reach(graph, node, entries, lookups, tested[node], named.__getitem__, dispatch), _class_reads(graph, node, reads))
         searched, settings = per_function[node]
         terms, contributions = _site_terms(raw, module)
+        terms = helpers.inlined(terms, module, "" if raw.function == "<module>" else raw.function)
         local = render(terms, "deep")
         found = select(searched, lambda values: conditions_hold(local, values, f"line {raw.line}"))
         trigger = _trigger(error, raw, module, terms, contributions, found, helpers, len({p.name for p in plugins}), settings)

@@ -2,7 +2,9 @@
 
 At each step of a chain a parameter of the callee is bound to a constant when the call passes one
 (by position or keyword), passes on a parameter of the caller that is bound itself, or leaves out
-one whose default is a constant; a call with `*args` or `**kwargs` leaves what it does not write
+one whose default is a constant; a parameter passed an object the caller constructs (`C(...)`,
+`extract/callsites.py` writes such an argument so) is bound as never None, only that;
+a call with `*args` or `**kwargs` leaves what it does not write
 unknown, and a parameter the callee assigns again is never bound. A function handed to an executor
 (`submit(f, a, b)`) or a thread (`Thread(target=f, args=(a,))`) gets what is handed with it; other
 ways in (a callback called later, a property read, a call by name) bind nothing. A condition on
@@ -23,8 +25,9 @@ from errscan.graph.calls import CallGraph, CallSite
 
 @dataclass(frozen=True)
 class Bound:
-    value: str  # a constant's source: "False", "1", "'x'"
+    value: str  # a constant's source: "False", "1", "'x'"; for an object, the class that made it
     origin: str  # where it comes from: "passed at base_worker.py:916", "the default of `f`, ..."
+    built: bool = False  # an object a constructor made (`IOEngine(...)`): only known not to be None
 
 
 Values = tuple[tuple[str, Bound], ...]  # parameter -> value, sorted: hashable, one per chain step
@@ -32,8 +35,8 @@ Values = tuple[tuple[str, Bound], ...]  # parameter -> value, sorted: hashable, 
 _CONSTANT = re.compile(r"^(-?\d+|True|False|None|'.*'|\".*\")$", re.DOTALL)
 
 
-def carried(graph: CallGraph, values: Values, site: CallSite, callee: str) -> Values:
-    """The callee's parameters bound by `site`, the caller's own bound as `values` say."""
+def carried(graph: CallGraph, values: Values, site: CallSite, caller: str, callee: str) -> Values:
+    """The callee's parameters bound by `site` in `caller`, the caller's own bound as `values` say."""
     entry = graph.functions.get(callee)
     passed = _passed(site) if entry is not None else None
     if passed is None:
@@ -42,7 +45,7 @@ def carried(graph: CallGraph, values: Values, site: CallSite, callee: str) -> Va
     positional, keywords, complete = passed
     params = [name for name, _ in fact.params]
     skip = _implicit(fact.decorators, fact.class_qualname, site)
-    caller = dict(values)
+    bound = dict(values)
     where = f"{site.path.rsplit('/', 1)[-1]}:{site.line}"
     found: dict[str, Bound] = {}
     written: set[str] = set()
@@ -51,8 +54,10 @@ def carried(graph: CallGraph, values: Values, site: CallSite, callee: str) -> Va
         written.add(name)
         if _CONSTANT.match(text):
             found[name] = Bound(text, f"passed at {where}")
-        elif text in caller:
-            found[name] = caller[text]
+        elif text in bound:
+            found[name] = bound[text]
+        elif text.endswith("(...)") and (klass := _class(graph, caller, text[:-5])):
+            found[name] = Bound(klass.rsplit(".", 1)[-1], f"passed at {where}", built=True)
 
     for name, text in zip(params[skip : fact.positional], positional):
         if text == "*":
@@ -70,6 +75,19 @@ def carried(graph: CallGraph, values: Values, site: CallSite, callee: str) -> Va
             if name not in written:
                 found[name] = Bound(default, f"the default of `{short}`, not passed at {where}")
     return tuple(sorted((k, v) for k, v in found.items() if k not in fact.rebound))
+
+
+def _class(graph: CallGraph, caller: str, written: str) -> str | None:
+    """The class that `written` names in `caller`: one of the tree, or a name from outside it
+    written as classes are (`IOEngine`; not `make_engine`, nor a constant's `MAX`)."""
+    entry = graph.functions.get(caller)
+    if entry is None:
+        return None
+    klass = graph.qualify(entry[1], entry[0].scope, written) or written
+    if klass in graph.index.classes:
+        return klass
+    last = klass.rsplit(".", 1)[-1]
+    return klass if klass not in graph.functions and last[:1].isupper() and not last.isupper() else None
 
 
 def _passed(site: CallSite) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...], bool] | None:
@@ -129,13 +147,21 @@ def conditions_hold(code: str | None, values: Values, where: str) -> tuple[bool 
     if result is not False:
         return result, ""
     alone = [name for name in bound if _holds(code, {name: bound[name]}) is False]
-    said = "; ".join(f"`{name}` is `{bound[name].value}` ({bound[name].origin})" for name in alone or bound)
+    said = "; ".join(_said(name, bound[name]) for name in alone or bound)
     return False, f"{where} is never reached on this way: `{_short(code)}` cannot hold, as {said}"
 
 
+def _said(name: str, bound: Bound) -> str:
+    if bound.built:
+        return f"`{name}` is a `{bound.value}` object, never None ({bound.origin})"
+    return f"`{name}` is `{bound.value}` ({bound.origin})"
+
+
 def _holds(code: str, bound: dict[str, Bound]) -> bool | None:
-    substituted = substitute(code, {name: b.value for name, b in bound.items()})
-    return satisfiable(substituted) if substituted is not None else None
+    """Whether `code` can hold with the constants bound substituted and the objects not None."""
+    substituted = substitute(code, {name: b.value for name, b in bound.items() if not b.built})
+    objects = tuple(f"{name} is not None" for name, b in bound.items() if b.built)
+    return satisfiable(substituted, *objects) if substituted is not None else None
 
 
 def substitute(code: str, values: dict[str, str]) -> str | None:

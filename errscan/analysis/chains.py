@@ -284,7 +284,7 @@ class _Search:
                 return [chain], [], False
             verdict = conditions_hold(_own_condition(last[1]), values, _where(last[1], last[0]))
             if verdict[0] is not False:
-                passed = carried(self.graph, values, last[1], last[0])
+                passed = carried(self.graph, values, last[1], chain.nodes[-1], last[0])
                 return [FoundChain(entry, (*chain.nodes, last[0]), (*sites, last[1]), passed, True if verdict[0] and holds else None)], [], False
         order = itertools.count()
         heap = [(tree.dist[origin], 0, next(order), origin, (origin[0],), (), (), True)]
@@ -304,7 +304,7 @@ class _Search:
                 chain = FoundChain(entry, nodes, sites, values, holds)
                 if last is not None:
                     verdict = conditions_hold(_own_condition(last[1]), values, _where(last[1], last[0]))
-                    chain = FoundChain(entry, (*nodes, last[0]), (*sites, last[1]), carried(self.graph, values, last[1], last[0]), holds)
+                    chain = FoundChain(entry, (*nodes, last[0]), (*sites, last[1]), carried(self.graph, values, last[1], nodes[-1], last[0]), holds)
                     if verdict[0] is False:
                         refused.setdefault(_way(chain), replace(chain, satisfiable=False, why=verdict[1]))
                         continue
@@ -322,12 +322,14 @@ class _Search:
                 if callee in nodes or length + 1 + tree.dist[following] > MAX_DEPTH or self._other_kind(entry, callee):
                     continue
                 for site, code in self.distinct_sites(caller, callee):
+                    if not self.dispatch.site_allows(caller, site, callee, following[2]):
+                        continue
                     step_holds, why = conditions_hold(code, values, _where(site, callee))
                     if step_holds is False:
                         chain = self._completed(tree, entry, nodes, sites, site, following, why, last)
                         refused.setdefault(_way(chain), chain)
                         continue
-                    passed = carried(self.graph, values, site, callee)
+                    passed = carried(self.graph, values, site, caller, callee)
                     both = True if step_holds and holds else None
                     heapq.heappush(heap, (length + 1 + tree.dist[following], length + 1, next(order), following,
                                           (*nodes, callee), (*sites, site), passed, both))
@@ -349,9 +351,9 @@ class _Search:
             callee = following[0]
             for site, code in self.distinct_sites(state[0], callee):
                 holds, _ = conditions_hold(code, values, "")
-                if holds is False:
+                if holds is False or not self.dispatch.site_allows(state[0], site, callee, following[2]):
                     continue
-                rest = self.direct(tree, following, carried(self.graph, values, site, callee), kind)
+                rest = self.direct(tree, following, carried(self.graph, values, site, state[0], callee), kind)
                 if rest is not None:
                     result = ((callee, *rest[0]), (site, *rest[1]), rest[2], True if holds and rest[3] else None)
                 break
@@ -367,7 +369,7 @@ class _Search:
             for site in sites:
                 code = _own_condition(site)
                 call = site.call
-                mark = (code, call.arguments if call else None, call.keywords if call else None, call.passed_to if call else None)
+                mark = (code, call.callee if call else None, call.arguments if call else None, call.keywords if call else None, call.passed_to if call else None)
                 if mark not in seen:
                     seen.add(mark)
                     kept.append((site, code))

@@ -66,6 +66,8 @@ class Dispatch:
         head, *attributes, name = written.split(".") if "." in written else ("", "")
         if head == "super()" and site.resolution == "super":
             return (), None
+        if name == "start" and site.resolution == "thread":
+            name = "run"  # a thread's `start()` runs its `run` on the same object
         if head != fact.params[0][0] or callee.rsplit(".", 1)[-1] != name or site.resolution in ("constructor", "property"):
             return None
         klass = self.graph._through(fact.class_qualname, attributes)[0] if attributes else fact.class_qualname
@@ -73,6 +75,22 @@ class Dispatch:
             return None
         _, overrides = self.graph.dispatch(klass, name)
         return tuple(attributes), callee if overrides else None
+
+    def site_allows(self, caller: str, site: CallSite, callee: str, bound: Bound) -> bool:
+        """Whether the object `site` calls the callee on can dispatch as `bound` demands: of two
+        calls of one pair (`self.sender.start()`, `receiver.start()`), only those whose object may
+        be of a class that resolves the demanded methods. The caller's `self` may be of its class
+        or of any subclass."""
+        how = self._site(caller, callee, site) if bound else None
+        if how is None:
+            return True
+        klass = self.graph.functions[caller][0].class_qualname
+        for attributes, method in bound:
+            name = method.rsplit(".", 1)[1]
+            held = [self._classes(c, how[0] + attributes) for c in (klass, *self.graph.subclasses.get(klass, ()))]
+            if None not in held and all(self.graph.lookup_method(c, name) != method for found in held for c in found):
+                return False
+        return True
 
     def allows(self, plugin: Plugin, bound: Bound) -> bool:
         """Whether an object of the plugin's class can dispatch as `bound` demands."""

@@ -1,6 +1,11 @@
 """Settings read in helper functions: a condition that calls `is_conv_state_dim_first()` is decided by
 the environment variable that function's helper reads.
 
+A helper that takes no arguments and computes its result from what it reads alone (no call left
+once its own helpers are inlined) is inlined into the condition's deep form (`inlined`): its
+`return`s as `a if c else b`, so the solver sees `envs.X == 'DS'` where the code says
+`is_conv_state_dim_first()`, and a fix can name the value.
+
 What a function returns depends on its `return` values and on the conditions under which each
 `return` is reached; so the settings read there are the function's, and, up to `MAX_DEPTH` calls
 down, those of the functions called in them (on a `return` line, or in such a condition). What a
@@ -11,10 +16,13 @@ is a setting it only passes on to another call (`make(cfg.x)`): errscan does not
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from errscan.analysis.knobs import KnobCatalog, knobs_in
-from errscan.extract.conditions import parse_expression
+from errscan.analysis.solver import satisfiable
+from errscan.extract.conditions import Condition, parse_expression
 from errscan.extract.facts import CallFact, ModuleFacts, ReturnFact
+from errscan.extract.unparse import fast_unparse
 from errscan.graph.calls import CallGraph
 from errscan.model import Knob
 from errscan.profiles import Profile
@@ -72,6 +80,54 @@ class HelperSettings:
         self._known[key] = tuple(dict.fromkeys(found + deeper))
         return self._known[key]
 
+    def inlined(self, terms: Condition, module: ModuleFacts, scope: str) -> Condition:
+        """`terms` with each helper call of their deep form that can be inlined replaced by what it returns."""
+        return tuple(replace(t, deep=self._inline(t.deep, module, scope)) if "()" in t.deep and not t.pseudo else t for t in terms)
+
+    def _inline(self, expression: str, module: ModuleFacts, scope: str, depth: int = 0) -> str:
+        try:
+            tree = ast.parse(expression, mode="eval")
+        except SyntaxError:
+            return expression
+        helpers = self
+
+        replaced: list[str] = []
+
+        class _Inline(ast.NodeTransformer):
+            def visit_Call(self, node: ast.Call) -> ast.expr:
+                self.generic_visit(node)
+                callee = None if node.args or node.keywords else _dotted(node.func)
+                functions = helpers._functions(module, scope, callee) if callee and callee.split(".")[0] != "cls" else []
+                returned = helpers._returned(functions[0], callee, depth) if len(functions) == 1 else None  # type: ignore[arg-type]
+                if returned is None:
+                    return node
+                replaced.append(returned)
+                return ast.parse(returned, mode="eval").body
+
+        inlined = _Inline().visit(tree)
+        return fast_unparse(_Defaulted().visit(inlined)) if replaced else expression
+
+    def _returned(self, function: str, callee: str, depth: int) -> str | None:
+        """What a call `callee()` of `function` gives, as one expression over what it reads; None
+        when it takes parameters, reads another object's `self`, calls anything, or may fall off
+        its end (its last `return` is not the only way left)."""
+        fact, module = self.graph.functions[function]
+        own_self = fact.class_qualname is not None and "staticmethod" not in fact.decorators
+        if depth >= MAX_DEPTH or len(fact.params) != int(own_self) or own_self and callee.split(".")[0] != "self":
+            return None
+        returns = sorted(self._body(module).get(fact.scope, ([], {}))[0], key=lambda r: r.line)
+        if not returns or any(t.loop or t.pseudo for r in returns for t in r.condition):
+            return None
+        guards = [" and ".join(f"({t.deep})" for t in r.condition) or "True" for r in returns]
+        if satisfiable(f"not ({guards[-1]})", *(f"not ({g})" for g in guards[:-1])) is not False:
+            return None
+        text = f"({returns[-1].expression})"
+        for ret, guard in zip(returns[-2::-1], guards[-2::-1]):
+            text = f"({ret.expression} if {guard} else {text})"
+        text = self._inline(text, module, fact.scope, depth + 1)
+        tree = parse_expression(text)
+        return text if tree is not None and not any(isinstance(n, ast.Call) for n in ast.walk(tree)) else None
+
     def _functions(self, module: ModuleFacts, scope: str, callee: str) -> list[str]:
         targets = self.graph.resolve_callee(module, scope, callee, None) or []
         return [t for t, how in targets if t in self.graph.functions and how != "constructor"]
@@ -86,6 +142,35 @@ class HelperSettings:
                 if call.caller in bodies and call.kind == "call":
                     bodies[call.caller][1].setdefault(call.line, []).append(call)
         return bodies
+
+
+class _Defaulted(ast.NodeTransformer):
+    """`(x if x is not None else d) == c` is `x == c` when `d` compares with the constant `c` as
+    None does (`d != c`, c not None): an inlined getter's default, left out of what is said."""
+
+    def visit_Compare(self, node: ast.Compare) -> ast.expr:
+        self.generic_visit(node)
+        left, right = node.left, node.comparators[0]
+        if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.Eq, ast.NotEq)) or not isinstance(left, ast.IfExp):
+            return node
+        test, default = left.test, left.orelse
+        if not (isinstance(right, ast.Constant) and right.value is not None and isinstance(default, ast.Constant)
+                and isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.IsNot) and len(test.ops) == 1
+                and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+                and ast.dump(test.left) == ast.dump(left.body)):
+            return node
+        if (default.value == right.value) != (None == right.value):  # noqa: E711 (None as the comparison sees it)
+            return node
+        return ast.Compare(left.body, node.ops, [right])
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
+        """`not a == b` (a helper's `==` under the caller's `not`) as `a != b`."""
+        self.generic_visit(node)
+        operand = node.operand
+        if isinstance(node.op, ast.Not) and isinstance(operand, ast.Compare) and len(operand.ops) == 1 \
+                and isinstance(operand.ops[0], (ast.Eq, ast.NotEq)):
+            return ast.Compare(operand.left, [ast.NotEq() if isinstance(operand.ops[0], ast.Eq) else ast.Eq()], operand.comparators)
+        return node
 
 
 def _dotted(node: ast.expr) -> str | None:

@@ -66,6 +66,8 @@ class Encoding:
             return z3.BoolVal(bool(node.value))
         if isinstance(node, ast.Compare):
             return z3.And([self._compare(a, op, b) for a, op, b in _pairs(node)])
+        if isinstance(node, ast.IfExp):
+            return z3.If(self._bool(node.test), self._bool(node.body), self._bool(node.orelse))
         invariant = _any_invariant(node)
         if invariant:  # `any(a(x) and b for x in xs)` holds only if `b` does
             return z3.And(self._var(fast_unparse(node), "bool"), *(self._bool(part) for part in invariant))
@@ -98,6 +100,8 @@ class Encoding:
         return {ast.Lt: a < b, ast.LtE: a <= b, ast.Gt: a > b, ast.GtE: a >= b}[type(op)]
 
     def _term(self, node: ast.expr, sort: str) -> z3.ExprRef:
+        if isinstance(node, ast.IfExp):  # an inlined helper's returns (`helpers.py`)
+            return z3.If(self._bool(node.test), self._term(node.body, sort), self._term(node.orelse, sort))
         if sort == "str":
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 return z3.StringVal(node.value)
@@ -193,6 +197,8 @@ def _sort_of(node: ast.expr) -> str | None:
         return "int"
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
         return "int"
+    if isinstance(node, ast.IfExp):
+        return _sort_of(node.body) or _sort_of(node.orelse)
     return None
 
 

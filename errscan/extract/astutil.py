@@ -45,16 +45,28 @@ def child_blocks(stmt) -> list:
     return blocks
 
 
-def always_exits(body: list[ast.stmt]) -> bool:
-    """A block that never runs on to the next statement: it returns, raises, continues or breaks."""
+def always_exits(body: list[ast.stmt], holding: frozenset[str] = frozenset()) -> bool:
+    """A block that never runs on to the next statement: it returns, raises, continues or breaks.
+    A `with` block exits when its body does (unless it suppresses exceptions); an `if` on a test
+    `holding` (the dumps of the enclosing `if`s' tests) takes its body: double-checked locking,
+    `if k not in d: with lock: if k not in d: ...; continue`, read as one value per test."""
     if not body:
         return False
     last = body[-1]
     if isinstance(last, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
         return True
     if isinstance(last, ast.If):
-        return always_exits(last.body) and bool(last.orelse) and always_exits(last.orelse)
+        if ast.dump(last.test) in holding:
+            return always_exits(last.body, holding)
+        inner = holding | {ast.dump(last.test)}
+        return always_exits(last.body, inner) and bool(last.orelse) and always_exits(last.orelse, holding)
+    if isinstance(last, (ast.With, ast.AsyncWith)):
+        suppressing = any(dotted(strip_call(item.context_expr)) in _SUPPRESSING for item in last.items)
+        return not suppressing and always_exits(last.body, holding)
     return False
+
+
+_SUPPRESSING = frozenset({"suppress", "contextlib.suppress"})  # context managers that swallow exceptions
 
 
 def rethrows(exc: ast.expr) -> bool:

@@ -84,8 +84,8 @@ class CallWalk:
         if type(node.func) is ast.Attribute and not self.in_lambda:
             self.changes.extend((k, False) for k in mutated_by_call(node, self.logs.level) if k in self.frame.bound or k[:5] == "self.")
         callee = _callee_text(node.func)
-        arguments = tuple(argument_text(a) for a in node.args)
-        keywords = tuple((k.arg or "**", argument_text(k.value)) for k in node.keywords)
+        arguments = tuple(self.argument(a) for a in node.args)
+        keywords = tuple((k.arg or "**", self.argument(k.value)) for k in node.keywords)
         for key, argument in [*enumerate(node.args), *((k.arg, k.value) for k in node.keywords)]:
             if callee and type(argument) is ast.Call:
                 self.arguments[argument] = f"{callee}:{key}"
@@ -114,6 +114,18 @@ class CallWalk:
         if isinstance(func, ast.Attribute) and func.attr == "append" and isinstance(func.value, ast.Name) and len(node.args) == 1:
             source = unparse(node.args[0])
             self.appends.append(AppendFact(self.frame.scope, func.value.id, source, node.lineno, terms))
+
+    def argument(self, node: ast.expr) -> str:
+        """An argument as `argument_text` writes it, but `C(...)` for a call of a dotted name, or a
+        local (or `self.x`) that holds what one gave it (`Frame.built`): a chain can tell an
+        object a constructor made from None."""
+        if isinstance(node, ast.Call):
+            made = dotted(node.func)
+        else:
+            # not at module level: a definition's facts read no module-level values (`reuse.py`)
+            name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) and self.frame.scope else None
+            made = self.frame.built.get(name) if name else None
+        return f"{made}(...)" if made else argument_text(node)
 
     def alias(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition) -> None:
         """`cls = module.Impl`: remember what a later `cls(...)` may call, and when."""

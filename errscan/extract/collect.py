@@ -103,6 +103,7 @@ class FactCollector(DefinitionWalk, CallWalk):
     def block(self, body: list[ast.stmt], terms: Condition, env: Env, partial: tuple[str, ...]) -> None:
         env = dict(env)
         changes = self.changes
+        outer = dict(self.frame.built)  # what this block builds holds only in it
         for stmt in body:
             mark = len(changes)
             self.statement(stmt, terms, env, partial)
@@ -121,8 +122,10 @@ class FactCollector(DefinitionWalk, CallWalk):
                 if env or terms:
                     terms = forget(env, terms, rebound, [k for k, again in new if not again], self.assigned.intersection(rebound))
                 self.assigned.update(rebound)
+                for key, _ in new:
+                    self.frame.built.pop(key, None)
             if isinstance(stmt, ast.If):
-                body_exits, else_exits = always_exits(stmt.body), bool(stmt.orelse) and always_exits(stmt.orelse)
+                body_exits, else_exits = always_exits(stmt.body, frozenset({ast.dump(stmt.test)})), bool(stmt.orelse) and always_exits(stmt.orelse)
                 if body_exits and not else_exits:
                     raised = isinstance(stmt.body[-1], ast.Raise)
                     terms = terms + tuple(replace(make_term(c, env), other_error=raised) for c in conjuncts(negate(stmt.test)))
@@ -137,6 +140,10 @@ class FactCollector(DefinitionWalk, CallWalk):
                 # A local, or a `self.x` set once in this function, until a change.
                 if bound in self.frame.once:
                     env[bound] = Binding(stmt.value, self.loop_depth > 0)
+                made = dotted(stmt.value.func) if isinstance(stmt.value, ast.Call) else None
+                if bound and made:
+                    self.frame.built[bound] = made
+        self.frame.built = outer
 
     def statement(self, stmt: ast.stmt, terms: Condition, env: Env, partial: tuple[str, ...]) -> None:
         """One statement reached when `terms` hold; `env` has the dominating assignments so far."""
@@ -154,6 +161,7 @@ class FactCollector(DefinitionWalk, CallWalk):
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             self.expressions([stmt.iter], terms)
             self.loop_alias(stmt.target, stmt.iter)
+            self.forget_built(stmt)
             self.loop_depth += 1
             self.block(stmt.body, terms + (loop_term(stmt.target, stmt.iter, env),), self.loop_env(stmt, env), partial)
             self.loop_depth -= 1
@@ -162,6 +170,7 @@ class FactCollector(DefinitionWalk, CallWalk):
         elif isinstance(stmt, ast.While):
             self.expressions([stmt.test], terms)
             looped = self.loop_env(stmt, env)
+            self.forget_built(stmt)
             self.block(stmt.body, terms + tuple(make_term(c, looped) for c in conjuncts(stmt.test)), looped, partial)
             if stmt.orelse:
                 self.block(stmt.orelse, terms, env, partial + (f"line {stmt.lineno}: while-else",))
@@ -204,7 +213,8 @@ class FactCollector(DefinitionWalk, CallWalk):
             sources = self.local_values.get((self.frame.scope, value), []) if isinstance(stmt.value, ast.Name) else []
             deep = f"({', '.join(dict.fromkeys(map(fast_unparse, sources)))},)" if sources else None  # whichever assignment it holds
             made = self.made(dotted(stmt.value.func)) if isinstance(stmt.value, ast.Call) else None
-            self.returns.append(ReturnFact(self.frame.scope, value, stmt.lineno, terms, deep, made))
+            expression = make_term(stmt.value, env).deep if stmt.value is not None else "None"
+            self.returns.append(ReturnFact(self.frame.scope, value, stmt.lineno, terms, deep, made, expression))
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             self.import_(stmt)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
@@ -220,6 +230,11 @@ class FactCollector(DefinitionWalk, CallWalk):
     def position(self, stmt: ast.stmt, kind: str, terms: Condition, partial: tuple[str, ...]) -> None:
         end = stmt.end_lineno or stmt.lineno
         self.statements.append(StatementPosition(stmt.lineno, stmt.col_offset, end, kind, terms, partial))
+
+    def forget_built(self, loop: ast.For | ast.AsyncFor | ast.While) -> None:
+        """A name the loop's body changes may hold its new value from the second iteration on."""
+        for key in changed_in_loop(loop, self.loops, self.logs.level) & self.frame.built.keys():
+            del self.frame.built[key]
 
     def loop_env(self, loop: ast.For | ast.AsyncFor | ast.While, env: Env) -> Env:
         """`env` without the locals the loop body changes: the next iteration reads their new value."""

@@ -4,7 +4,7 @@ say about attributes (their types, defaults and the settings they read)."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Container
 
 from errscan.extract.astutil import (
@@ -26,6 +26,9 @@ class Frame:
     bound: Container[str]  # every local and parameter of the function, but its nested defs
     params: dict[str, str]  # annotated parameters: name -> annotation
     aliases: dict[str, list[tuple[str | None, Condition]]]
+    # A local or `self.x` that holds what a call of a dotted name (`IOEngine(...)`) gave it, on
+    # the straight-line way from that assignment to here: the callee (`collect.block` keeps it).
+    built: dict[str, str] = field(default_factory=dict)
 
 
 class DefinitionWalk:

@@ -78,6 +78,7 @@ class ReturnFact:
     condition: Condition
     deep: str | None = None  # a returned local's assigned values, as one tuple expression: `(a, f(),)`
     made: str | None = None  # `return C(...)`: the callee, dotted (a parameter's default class for a parameter)
+    expression: str = "None"  # the returned expression, the function's once-bound locals substituted
 
 
 @dataclass(frozen=True)

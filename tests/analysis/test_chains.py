@@ -1,5 +1,7 @@
 """Chains: every way into a raising function, and the shortest chain from every entry point."""
 
+from dataclasses import replace
+
 from conftest import graph_of
 from errscan.analysis.chains import MAX_CHAINS, reach, select
 from errscan.analysis.entries import Entry
@@ -86,6 +88,25 @@ def test_the_condition_under_which_an_alias_was_bound_does_not_rule_its_call_out
     entries = {"calls.alias_condition.collect": Entry("calls.alias_condition.collect", "main", ())}
     found = shown(graph, "calls.alias_condition.Stats.aggregate", entries)
     assert tails(found) == [["collect", "aggregate"]] and not found.infeasible
+
+
+def test_a_thread_started_on_an_attribute_runs_the_handler_of_the_class_it_holds():
+    entries = {"calls.thread_start_held.Worker.start": Entry("calls.thread_start_held.Worker.start", "main", ())}
+    found = shown(graph_of("thread_start_held"), "calls.thread_start_held.ReceivingThread._handle", entries)
+    assert tails(found) == [["start", "run", "_handle"]]
+    assert [s.line for s in found.chains[0].sites] == [35, 10]  # `receiver.start()`, not `self.sender.start()` (32)
+
+
+def test_an_object_the_caller_constructed_is_never_none_on_the_chain():
+    graph = graph_of("constructed_argument")
+    entries = {f"calls.constructed_argument.Worker.{n}": Entry(f"calls.constructed_argument.Worker.{n}", "main", ())
+               for n in ("__init__", "reset", "connect")}
+    found = shown(graph, "calls.constructed_argument.Wrapper.set_engine", entries, "engine is None")
+    assert tails(found) == [["reset", "set_engine"]]  # `reset` may pass None
+    assert sorted(tails(replace(found, chains=found.infeasible))) == [["__init__", "set_engine"], ["connect", "set_engine"]]
+    whys = sorted(chain.why for chain in found.infeasible)
+    assert "`engine` is a `Engine` object, never None (passed at constructed_argument.py:26)" in whys[0]
+    assert "`engine` is a `RemoteEngine` object, never None (passed at constructed_argument.py:34)" in whys[1]
 
 
 def test_a_recursion_through_attributes_keeps_few_dispatch_demands_per_function():

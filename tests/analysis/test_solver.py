@@ -46,3 +46,10 @@ def test_a_part_of_any_that_no_loop_variable_enters_must_hold():
     assert rules_out(condition, {"self.allow": True})
     assert not rules_out("any(x.allow for x in items)", {"self.allow": True})  # the loop's own: unknown
     assert satisfiable(condition, "not self.allow")
+
+
+def test_a_conditional_expression_is_modelled_by_its_branches():
+    # an inlined getter whose default is the value compared with (`helpers.py`)
+    assert satisfiable("(x if x is not None else 'DS') != 'DS'", "x == 'DS'") is False
+    assert satisfiable("(x if x is not None else 'DS') != 'DS'", "x is None") is False
+    assert satisfiable("(x if x is not None else 'DS') != 'DS'") is True

@@ -104,3 +104,9 @@ def test_a_looked_up_plugin_class_is_the_entry_plugins_own(analysis_catalog):
     (error,) = [e for e in analysis_catalog.errors if e.message == "ChosenUpstream needs the HND layout"]
     assert error.trigger.connectors == ("ChosenConnector",)
     assert not any("PlainConnector" in c.path[0] for c in error.trigger.chains)
+
+
+def test_a_helper_that_reads_a_setting_is_inlined_so_the_fix_names_the_value(analysis_catalog):
+    # `layout_is_dim_first()` returns `conv_state_layout() == "DS"`, which returns the variable or "SD"
+    (error,) = [e for e in analysis_catalog.errors if e.message == "conv state must be stored dim first"]
+    assert [(f.setting, f.value) for f in error.explanation.fixes] == [("VLLM_CONV_LAYOUT", "DS")]
