@@ -40,3 +40,13 @@ def test_a_part_of_any_that_no_loop_variable_enters_must_hold():
     assert rules_out(condition, {"self.allow": True})
     assert not rules_out("any(x.allow for x in items)", {"self.allow": True})  # the loop's own: unknown
     assert satisfiable(condition, "not self.allow")
+
+
+def test_the_values_found_do_not_depend_on_what_was_asked_before():
+    """In z3's shared context the same question got another model after a few askings: the
+    example commands of an error then depended on which errors a process had analysed before."""
+    from errscan.analysis.solver import example_values
+
+    condition = "config.transfer is not None and (config.scheduler.disable_hybrid or cls.supports(config.transfer))"
+    leaf = "config.scheduler.disable_hybrid"
+    assert len({example_values(condition, (leaf,))[leaf] for _ in range(8)}) == 1
