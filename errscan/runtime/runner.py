@@ -1,7 +1,8 @@
 """Runs the scan's stages (`errscan.stages`) fast: over processes, from the cache, several sources at once.
 
-What this adds to the stages, and nothing else: which process runs what (a pool for extraction,
-a forked process per source for the rest; all here with one job), per-file time limits and the
+What this adds to the stages, and nothing else: which process runs what (a pool for extraction
+and for the chunks of one source's analysis, a forked process per source for the rest when several
+are scanned; all here with one job), per-file time limits and the
 retry from `ast` of a file that was lost, the encoded bytes shared by the cache and the pipes, the
 paused garbage collector, each stage's time, and scanning releases a few at a time.
 """
@@ -36,7 +37,7 @@ from errscan.sources import Source, SourceFile
 from errscan.stages import assemble_catalog, call_graph, error_sites, extract_versions, package_index
 
 FILE_TIME_LIMIT = 120.0  # seconds for one file; vLLM's largest takes a few
-ANALYSIS_TIME_LIMIT = 1800.0  # seconds for one source's whole-package analysis; vLLM's takes a few
+ANALYSIS_TIME_LIMIT = 1800.0  # seconds for one source's whole-package analysis (or a chunk of it); vLLM's takes a few minutes
 RELEASES_AT_ONCE = 4  # sources scanned together: their files and graphs share memory at once
 
 
