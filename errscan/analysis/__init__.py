@@ -12,12 +12,14 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Sequence
 
 import msgspec
 
 from errscan.analysis.bynames import add_calls_by_name
 from errscan.analysis.bindings import conditions_hold
 from errscan.analysis.chains import FoundChain, Reach, conjoin, reach, select
+from errscan.analysis.chunks import ChunkMap, chunk_sites, in_order
 from errscan.analysis.dispatch import Dispatch
 from errscan.analysis.entries import Entry, Plugin, find_entries, find_plugins, plugin_lookups
 from errscan.analysis.explain import Explainer
@@ -47,58 +49,88 @@ class AnalysisStats:
 
 
 def analyze(
-    sites: list[tuple[ErrorSite, RawSite, ModuleFacts]], graph: CallGraph, profile: Profile
+    sites: list[tuple[ErrorSite, RawSite, ModuleFacts]], graph: CallGraph, profile: Profile, map_chunks: ChunkMap = in_order,
 ) -> tuple[list[ErrorSite], AnalysisStats]:
-    add_calls_by_name(graph, profile)
-    plugins = find_plugins(graph, profile)
-    others = table_plugins(graph, profile) + class_plugins(graph, profile) + route_plugins(graph, profile.routes)
-    entries = find_entries(graph, profile, plugins + others)
-    lookups = plugin_lookups(graph, profile)
-    catalog = KnobCatalog.build(graph, profile)
-    explainer = Explainer(catalog, profile, graph)
-    helpers = HelperSettings(graph, catalog, profile)
-    reads = _attribute_reads(graph)
-    dispatch = Dispatch(graph)
-    finder = SurfaceFinder(graph, profile, [error for error, _, _ in sites])
-    per_function: dict[str, tuple[Reach, dict[str, list[Source]]]] = {}  # many sites share a function
-    tested = _tested_names(sites)
-    named = Counter(call.callee.rsplit(".", 1)[-1] for module in graph.index.modules.values() for call in module.calls)
-    analyzed: list[ErrorSite] = []
-    for error, raw, module in sites:
-        node = function_node(module.module, "" if raw.function == "<module>" else raw.function)
-        if node not in per_function:
-            per_function[node] = (reach(graph, node, entries, lookups, tested[node], named.__getitem__, dispatch), _class_reads(graph, node, reads))
-        searched, settings = per_function[node]
-        terms, contributions = _site_terms(raw, module)
-        terms = helpers.inlined(terms, module, "" if raw.function == "<module>" else raw.function)
-        local = render(terms, "deep")
-        found = select(searched, lambda values: conditions_hold(local, values, f"line {raw.line}"))
-        trigger = _trigger(error, raw, module, terms, contributions, found, helpers, len({p.name for p in plugins}), settings)
-        if error.kind != "log" and error.exception:
-            exception = graph.qualify(module, "" if raw.function == "<module>" else raw.function, error.exception) or error.exception
-            trigger = msgspec.structs.replace(trigger, http_status=http_status(graph, profile, exception, found))
-        with_trigger = msgspec.structs.replace(error, trigger=trigger, surfaces_as=finder.find(error, node, found.chains))
-        plugin_reads = _plugin_reads(graph, plugins, trigger.connectors, reads)
-        explanation = explainer.explain(with_trigger, terms, contributions, found, _codes(settings, helpers), module,
-                                        _codes(plugin_reads, helpers))
-        if explanation.kind == "usage" and explanation.fixes and profile.plugin_module_setting and \
-                explanation.fixes[0].setting.endswith(profile.plugin_module_setting):
-            # raised for a class of the user's own module: the built-in plugins on the way are not it
-            with_trigger = msgspec.structs.replace(with_trigger, trigger=msgspec.structs.replace(trigger, connectors=()))
-        analyzed.append(msgspec.structs.replace(with_trigger, explanation=explanation))
+    """Every site analysed, in the order given. The sites are split by raising function into chunks
+    that `map_chunks` may run in other processes (forked after the shared structures are built);
+    the result does not depend on how, or in which order, the chunks run."""
+    analysis = _Analysis(sites, graph, profile)
+    chunks = chunk_sites([_node(raw, module) for _, raw, module in sites], analysis.cost)
+    analyzed: list[ErrorSite] = [error for error, _, _ in sites]
+    for chunk, done in zip(chunks, map_chunks(analysis.chunk, chunks)):
+        for position, error in zip(chunk, done):
+            analyzed[position] = error
     related = related_errors(analyzed)
     analyzed = [msgspec.structs.replace(e, trigger=msgspec.structs.replace(e.trigger, related=related[e.id])) for e in analyzed]
     with_chain = sum(1 for e in analyzed if e.trigger.chains)
     parse_expression.cache_clear()  # its trees are only for this analysis, and not small
-    return analyzed, AnalysisStats(len(entries), len(plugins), with_chain)
+    return analyzed, AnalysisStats(len(analysis.entries), len(analysis.plugins), with_chain)
+
+
+def _node(raw: RawSite, module: ModuleFacts) -> str:
+    """The raising function's graph node."""
+    return function_node(module.module, "" if raw.function == "<module>" else raw.function)
+
+
+class _Analysis:
+    """What every site's analysis reads, built once: forked workers share it as it is."""
+
+    def __init__(self, sites: list[tuple[ErrorSite, RawSite, ModuleFacts]], graph: CallGraph, profile: Profile):
+        add_calls_by_name(graph, profile)
+        self.sites, self.graph, self.profile = sites, graph, profile
+        self.plugins = find_plugins(graph, profile)
+        others = table_plugins(graph, profile) + class_plugins(graph, profile) + route_plugins(graph, profile.routes)
+        self.entries = find_entries(graph, profile, self.plugins + others)
+        self.lookups = plugin_lookups(graph, profile)
+        catalog = KnobCatalog.build(graph, profile)
+        self.explainer = Explainer(catalog, profile, graph)
+        self.helpers = HelperSettings(graph, catalog, profile)
+        self.reads = _attribute_reads(graph)
+        self.dispatch = Dispatch(graph)
+        self.finder = SurfaceFinder(graph, profile, [error for error, _, _ in sites])
+        self.per_function: dict[str, tuple[Reach, dict[str, list[Source]]]] = {}  # many sites share a function
+        self.tested = _tested_names(sites)
+        self.named = Counter(call.callee.rsplit(".", 1)[-1] for module in graph.index.modules.values() for call in module.calls)
+        self.plugin_count = len({p.name for p in self.plugins})
+
+    def cost(self, node: str) -> int:
+        """About how much searching the chains to `node` costs: one search, and one per caller."""
+        return 1 + (self.graph.graph.in_degree(node) if node in self.graph.graph else 0)
+
+    def chunk(self, positions: Sequence[int]) -> list[ErrorSite]:
+        return [self.site(*self.sites[position]) for position in positions]
+
+    def site(self, error: ErrorSite, raw: RawSite, module: ModuleFacts) -> ErrorSite:
+        graph, profile, helpers = self.graph, self.profile, self.helpers
+        node = _node(raw, module)
+        if node not in self.per_function:
+            searched = reach(graph, node, self.entries, self.lookups, self.tested[node], self.named.__getitem__, self.dispatch)
+            self.per_function[node] = (searched, _class_reads(graph, node, self.reads))
+        searched, settings = self.per_function[node]
+        terms, contributions = _site_terms(raw, module)
+        terms = helpers.inlined(terms, module, "" if raw.function == "<module>" else raw.function)
+        local = render(terms, "deep")
+        found = select(searched, lambda values: conditions_hold(local, values, f"line {raw.line}"))
+        trigger = _trigger(error, raw, module, terms, contributions, found, helpers, self.plugin_count, settings)
+        if error.kind != "log" and error.exception:
+            exception = graph.qualify(module, "" if raw.function == "<module>" else raw.function, error.exception) or error.exception
+            trigger = msgspec.structs.replace(trigger, http_status=http_status(graph, profile, exception, found))
+        with_trigger = msgspec.structs.replace(error, trigger=trigger, surfaces_as=self.finder.find(error, node, found.chains))
+        plugin_reads = _plugin_reads(graph, self.plugins, trigger.connectors, self.reads)
+        explanation = self.explainer.explain(with_trigger, terms, contributions, found, _codes(settings, helpers), module,
+                                             _codes(plugin_reads, helpers))
+        if explanation.kind == "usage" and explanation.fixes and profile.plugin_module_setting and \
+                explanation.fixes[0].setting.endswith(profile.plugin_module_setting):
+            # raised for a class of the user's own module: the built-in plugins on the way are not it
+            with_trigger = msgspec.structs.replace(with_trigger, trigger=msgspec.structs.replace(trigger, connectors=()))
+        return msgspec.structs.replace(with_trigger, explanation=explanation)
 
 
 def _tested_names(sites: list[tuple[ErrorSite, RawSite, ModuleFacts]]) -> dict[str, frozenset[str]]:
     """Per raising function, the names its sites' conditions read (its parameters among them)."""
     names: dict[str, set[str]] = {}
     for _, raw, module in sites:
-        node = function_node(module.module, "" if raw.function == "<module>" else raw.function)
-        names.setdefault(node, set()).update(name for term in raw.condition for name in term.names)
+        names.setdefault(_node(raw, module), set()).update(name for term in raw.condition for name in term.names)
     return {node: frozenset(found) for node, found in names.items()}
 
 

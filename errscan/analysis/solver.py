@@ -34,6 +34,7 @@ class Encoding:
 
     variables: dict[tuple[str, str], z3.ExprRef] = field(default_factory=dict)  # (code, sort) -> var
     facts: list[z3.BoolRef] = field(default_factory=list)  # `len(x) >= 0` and the like
+    ctx: z3.Context | None = None  # None: z3's main context, shared by every such encoding
 
     def formula(self, code: str) -> z3.BoolRef:
         node = parse_expression(code)
@@ -44,7 +45,7 @@ class Encoding:
         key = (code, sort)
         if key not in self.variables:
             name = f"{sort}:{code}"
-            made = {"bool": z3.Bool, "int": z3.Int, "str": z3.String, "real": z3.Real}[sort](name)
+            made = {"bool": z3.Bool, "int": z3.Int, "str": z3.String, "real": z3.Real}[sort](name, self.ctx)
             self.variables[key] = made
             if code.startswith("len(") and sort == "int":
                 self.facts.append(made >= 0)
@@ -63,7 +64,7 @@ class Encoding:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             return z3.Not(self._bool(node.operand))
         if isinstance(node, ast.Constant):
-            return z3.BoolVal(bool(node.value))
+            return z3.BoolVal(bool(node.value), self.ctx)
         if isinstance(node, ast.Compare):
             return z3.And([self._compare(a, op, b) for a, op, b in _pairs(node)])
         if isinstance(node, ast.IfExp):
@@ -87,7 +88,7 @@ class Encoding:
             options = right.elts if isinstance(right, (ast.Tuple, ast.List, ast.Set)) else None
             if options is None or not all(isinstance(o, ast.Constant) for o in options):
                 raise _Opaque
-            inside = z3.Or([self._compare(left, ast.Eq(), o) for o in options]) if options else z3.BoolVal(False)
+            inside = z3.Or([self._compare(left, ast.Eq(), o) for o in options]) if options else z3.BoolVal(False, self.ctx)
             return inside if isinstance(op, ast.In) else z3.Not(inside)
         sort = _sort_of(left) or _sort_of(right) or "int"
         a, b = self._term(left, sort), self._term(right, sort)
@@ -104,7 +105,7 @@ class Encoding:
             return z3.If(self._bool(node.test), self._term(node.body, sort), self._term(node.orelse, sort))
         if sort == "str":
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                return z3.StringVal(node.value)
+                return z3.StringVal(node.value, self.ctx)
             return self._leaf(node, "str")
         if sort == "bool":
             return self._bool(node)
@@ -112,7 +113,7 @@ class Encoding:
 
     def _int(self, node: ast.expr) -> z3.ArithRef:
         if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int)):
-            return z3.IntVal(int(node.value))
+            return z3.IntVal(int(node.value), self.ctx)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             return -self._int(node.operand)
         if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
@@ -121,7 +122,7 @@ class Encoding:
 
     def _real(self, node: ast.expr) -> z3.ArithRef:
         if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float)):
-            return z3.RealVal(node.value)
+            return z3.RealVal(node.value, self.ctx)
         if isinstance(node, ast.BinOp) and type(node.op) in (ast.Add, ast.Sub, ast.Mult):
             return _ARITHMETIC[type(node.op)](self._real(node.left), self._real(node.right))
         return self._leaf(node, "real")
@@ -208,7 +209,7 @@ def _check(solver: z3.Solver) -> bool | None:
 
 
 def _solver(encoding: Encoding, *formulas: z3.BoolRef) -> z3.Solver:
-    solver = z3.Solver()
+    solver = z3.Solver(ctx=encoding.ctx)
     solver.set("timeout", TIMEOUT_MS)
     solver.add(*encoding.facts, *formulas)
     return solver
@@ -266,8 +267,11 @@ def rules_out(condition: str, assignment: dict[str, Value], keep: tuple[str, ...
 
 def example_values(condition: str, leaves: tuple[str, ...]) -> dict[str, Value] | None:
     """Values of `leaves` under which `condition` can hold (a model), None when none is found;
-    whole numbers positive where the condition allows it, as sizes and counts are."""
-    encoding = Encoding()
+    whole numbers positive where the condition allows it, as sizes and counts are.
+
+    In a context of its own: which model z3 gives depends on what its context was asked before,
+    and the answer must not depend on which other errors (or processes) came first."""
+    encoding = Encoding(ctx=z3.Context())
     solver = _solver(encoding, encoding.formula(condition))
     numbers = [var for (code, sort), var in encoding.variables.items() if code in leaves and sort == "int"]
     solver.push()

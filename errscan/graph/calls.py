@@ -62,6 +62,9 @@ class CallGraph(Resolver):
         for module in index.modules.values():
             for call in module.calls:
                 self._add_call(module, call)
+        # The package's calls that leave it. Counted now: the analysis resolves more (how many
+        # depends on what its processes remembered), which must not change the figure.
+        self.external_calls = self.external
 
     def _add_call(self, module: ModuleFacts, call: CallFact) -> None:
         if call.kind == "read":
@@ -201,5 +204,5 @@ class CallGraph(Resolver):
             nodes=self.graph.number_of_nodes(),
             graph_edges=self.graph.number_of_edges(),
             unresolved_calls=sum(self.unresolved.values()),
-            external_calls=self.external,
+            external_calls=self.external_calls,
         )

@@ -34,7 +34,7 @@ from errscan.errors import UsageError
 from errscan.extract import FileResult
 from errscan.extract.logcalls import GENERIC, LogCalls
 from errscan.runtime.fsutil import atomic_write_bytes
-from errscan.model import Catalog
+from errscan.model import Catalog, ErrorSite
 
 _MAGIC = b"errscan-cache-2\n"
 _DIGEST_SIZE = hashlib.sha256().digest_size
@@ -168,9 +168,10 @@ def _sharded(folder: Path, key: str) -> Path:
 _ENCODER = msgspec.msgpack.Encoder()
 _FILE_RESULT = msgspec.msgpack.Decoder(FileResult)
 _CATALOG = msgspec.msgpack.Decoder(Catalog)
+_ERRORS = msgspec.msgpack.Decoder(list[ErrorSite])
 
 
-def encode(value: FileResult | Catalog) -> bytes:
+def encode(value: FileResult | Catalog | list[ErrorSite]) -> bytes:
     """The payload an entry stores: also what a worker sends its parent, so it is encoded once."""
     return _ENCODER.encode(value)
 
@@ -181,6 +182,11 @@ def decode_result(payload: bytes) -> FileResult:
 
 def decode_catalog(payload: bytes) -> Catalog:
     return _CATALOG.decode(payload)
+
+
+def decode_errors(payload: bytes) -> list[ErrorSite]:
+    """A chunk of analysed errors, as a worker of the analysis sends them."""
+    return _ERRORS.decode(payload)
 
 
 def store_payload(entry: Path, payload: bytes) -> str | None:

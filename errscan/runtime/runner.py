@@ -1,7 +1,8 @@
 """Runs the scan's stages (`errscan.stages`) fast: over processes, from the cache, several sources at once.
 
-What this adds to the stages, and nothing else: which process runs what (a pool for extraction,
-a forked process per source for the rest; all here with one job), per-file time limits and the
+What this adds to the stages, and nothing else: which process runs what (a pool for extraction
+and for the chunks of one source's analysis, a forked process per source for the rest when several
+are scanned; all here with one job), per-file time limits and the
 retry from `ast` of a file that was lost, the encoded bytes shared by the cache and the pipes, the
 paused garbage collector, each stage's time, and scanning releases a few at a time.
 """
@@ -12,7 +13,7 @@ import gc
 import multiprocessing
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -21,13 +22,14 @@ from pathlib import Path
 from msgspec.structs import replace
 
 from errscan.analysis import analyze
+from errscan.analysis.chunks import ChunkMap, in_order
 from errscan.extract import FileResult
 from errscan.extract.logcalls import GENERIC, LogCalls
-from errscan.model import Catalog, ParseFailure, ReleaseRef
+from errscan.model import Catalog, ErrorSite, ParseFailure, ReleaseRef
 from errscan.profiles import Profile
 from errscan.profiles.vllm import VLLM
 from errscan.request import Revision, ScanRequest
-from errscan.runtime.cache import ScanCache, decode_catalog, decode_result, encode, open_cache, store_payload
+from errscan.runtime.cache import ScanCache, decode_catalog, decode_errors, decode_result, encode, open_cache, store_payload
 from errscan.runtime.pool import TaskLost, run_all
 from errscan.runtime.progress import Progress
 from errscan.scope import Scope
@@ -35,7 +37,7 @@ from errscan.sources import Source, SourceFile
 from errscan.stages import assemble_catalog, call_graph, error_sites, extract_versions, package_index
 
 FILE_TIME_LIMIT = 120.0  # seconds for one file; vLLM's largest takes a few
-ANALYSIS_TIME_LIMIT = 1800.0  # seconds for one source's whole-package analysis; vLLM's takes a few
+ANALYSIS_TIME_LIMIT = 1800.0  # seconds for one source's whole-package analysis (or a chunk of it); vLLM's takes a few minutes
 RELEASES_AT_ONCE = 4  # sources scanned together: their files and graphs share memory at once
 
 
@@ -164,7 +166,9 @@ def _build_catalogs(
     several and cores to spare (a fork shares the results without copying them), else here."""
     processes = min(len(jobs), options.jobs or os.cpu_count() or 1)
     if processes < 2 or multiprocessing.get_start_method() != "fork":
-        return [build_catalog(job, files, options, progress=progress) for job, files in zip(jobs, results)]
+        analysis_jobs = options.jobs or os.cpu_count() or 1
+        return [build_catalog(job, files, options, progress=progress, analysis_jobs=analysis_jobs)
+                for job, files in zip(jobs, results)]
     progress.stage(f"call graphs and analyses, {processes} side by side")
     task = partial(_catalog_task, jobs, results, options)
     outcomes = run_all(task, range(len(jobs)), processes, ANALYSIS_TIME_LIMIT)
@@ -191,10 +195,12 @@ def _catalog_task(
 
 
 def build_catalog(
-    job: _CatalogJob, results: list[FileResult], options: ScanOptions, store: bool = True, progress: Progress | None = None
+    job: _CatalogJob, results: list[FileResult], options: ScanOptions, store: bool = True,
+    progress: Progress | None = None, analysis_jobs: int = 1,
 ) -> Catalog:
     """One source's catalog from its files' results: the stages after extraction, each timed (and
-    shown on `progress`)."""
+    shown on `progress`), the analysis over `analysis_jobs` processes (1 in a worker of the pool,
+    which may start none)."""
     seconds = dict(job.seconds)
     progress = progress or Progress(quiet=True)
     with _timed(seconds, "catalog", progress, "listing the errors"):
@@ -203,7 +209,7 @@ def build_catalog(
     with _timed(seconds, "graph", progress, "building the call graph"):
         graph = call_graph(index, results, options.profile)
     with _timed(seconds, "analysis", progress, "analysing conditions and call chains"):
-        analyzed = analyze(sites, graph, options.profile)
+        analyzed = analyze(sites, graph, options.profile, _analysis_map(analysis_jobs))
     seconds["total"] = sum(seconds.values())
     catalog = assemble_catalog(
         results, graph, analyzed, repo=options.repo, commit=job.commit, version=job.version,
@@ -212,6 +218,25 @@ def build_catalog(
     if store and job.entry is not None and options.cache is not None:
         options.cache.put_catalog(job.entry, catalog)
     return catalog
+
+
+def _analysis_map(jobs: int) -> ChunkMap:
+    """How the analysis runs its chunks: here with one job (or where processes are not forked, as
+    they must be to share the analysis' structures), else over the pool."""
+    if jobs <= 1 or multiprocessing.get_start_method() != "fork":
+        return in_order
+    return partial(_forked_chunks, jobs)
+
+
+def _forked_chunks(jobs: int, function: Callable[[Sequence[int]], list[ErrorSite]], chunks: Sequence[Sequence[int]]) -> list[list[ErrorSite]]:
+    """`function` over the chunks in `jobs` forked processes, each chunk's errors sent home encoded;
+    a lost chunk is analysed again here."""
+    outcomes = run_all(partial(_encoded_chunk, function), chunks, jobs, ANALYSIS_TIME_LIMIT)
+    return [function(chunk) if isinstance(outcome, TaskLost) else decode_errors(outcome) for chunk, outcome in zip(chunks, outcomes)]
+
+
+def _encoded_chunk(function: Callable[[Sequence[int]], list[ErrorSite]], chunk: Sequence[int]) -> bytes:
+    return encode(function(chunk))
 
 
 @contextmanager

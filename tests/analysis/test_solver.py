@@ -53,3 +53,14 @@ def test_a_conditional_expression_is_modelled_by_its_branches():
     assert satisfiable("(x if x is not None else 'DS') != 'DS'", "x == 'DS'") is False
     assert satisfiable("(x if x is not None else 'DS') != 'DS'", "x is None") is False
     assert satisfiable("(x if x is not None else 'DS') != 'DS'") is True
+
+
+def test_the_values_found_do_not_depend_on_what_was_asked_before():
+    """In z3's shared context the same question got another model after a few askings: the
+    example commands of an error then depended on which errors a process had analysed before."""
+    from errscan.analysis.solver import example_values
+
+    condition = "config.transfer is not None and (config.scheduler.disable_hybrid or cls.supports(config.transfer))"
+    leaf = "config.scheduler.disable_hybrid"
+    assert len({example_values(condition, (leaf,))[leaf] for _ in range(8)}) == 1
+

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import errscan.analysis
 import errscan.runtime.runner
 from conftest import FIXTURES, run_cli, source_file
 from errscan.cli import cli
@@ -74,3 +75,29 @@ def test_a_file_that_overruns_the_time_limit_is_catalogued_from_ast(monkeypatch,
     assert ok.failure is None and ok.sites
     assert hangs.failure.reason == "took longer than the 1s limit; raise sites taken from ast"
     assert [s.line for s in hangs.sites] == [s.line for s in extract_file(files[0], True).sites]
+
+
+def test_the_analysis_runs_its_chunks_in_the_pool_and_writes_the_same_api(tmp_path, monkeypatch):
+    """With two jobs the sites' analysis runs in forked workers, and the documents are those of
+    one job, analysed here."""
+    real_chunk = errscan.analysis._Analysis.chunk
+    ran = tmp_path / "ran"
+
+    def recorded(self, positions):
+        with ran.open("a") as log:
+            log.write(f"{os.getpid()} {len(positions)}\n")
+        return real_chunk(self, positions)
+
+    monkeypatch.setattr(errscan.analysis._Analysis, "chunk", recorded)
+    package = FIXTURES / "analysis_pkg"
+    apis, pids = {}, {}
+    for jobs in ("1", "2"):
+        out = tmp_path / f"site-{jobs}"
+        done = CliRunner().invoke(cli, ["scan", str(package), "--include", "vllm/**", "-j", jobs, "--no-cache", "--out", str(out)])
+        assert done.exit_code == 0, done.output
+        apis[jobs] = tree_bytes(out / "api")
+        pids[jobs] = [int(line.split()[0]) for line in ran.read_text().splitlines()]
+        ran.unlink()
+    assert len(apis["1"]) > 5 and apis["1"] == apis["2"]
+    assert set(pids["1"]) == {os.getpid()}
+    assert os.getpid() not in pids["2"] and len(pids["2"]) > 1
