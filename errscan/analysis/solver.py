@@ -20,7 +20,11 @@ import z3
 from errscan.extract.conditions import parse_expression
 from errscan.extract.unparse import fast_unparse
 
-TIMEOUT_MS = 200  # per check: conditions are small, and a slow one is `unknown`, not a wait
+# Per check: conditions are small (vLLM 0.27.1's take at most ~2,300 units), and a slow one is
+# `unknown`, not a wait. The limit counts z3's own work units, not seconds, so the answer does not
+# depend on how loaded the machine is; the wall-clock timeout is only a safety net.
+RESOURCE_LIMIT = 1_000_000  # about 0.3 s of one core
+TIMEOUT_MS = 10_000
 Value = bool | int | str | None
 
 
@@ -210,8 +214,14 @@ def _check(solver: z3.Solver) -> bool | None:
 
 def _solver(encoding: Encoding, *formulas: z3.BoolRef) -> z3.Solver:
     solver = z3.Solver(ctx=encoding.ctx)
-    solver.set("timeout", TIMEOUT_MS)
+    _limit(solver)
     solver.add(*encoding.facts, *formulas)
+    return solver
+
+
+def _limit(solver: z3.Solver) -> z3.Solver:
+    solver.set("rlimit", RESOURCE_LIMIT)
+    solver.set("timeout", TIMEOUT_MS)
     return solver
 
 
@@ -221,8 +231,7 @@ _SHARED: list[z3.Solver] = []  # one solver for every yes/no check: making one c
 def _holds(encoding: Encoding, *formulas: z3.BoolRef) -> bool | None:
     """Whether the formulas can hold together, on the shared solver (its state is restored)."""
     if not _SHARED:
-        _SHARED.append(z3.Solver())
-        _SHARED[0].set("timeout", TIMEOUT_MS)
+        _SHARED.append(_limit(z3.Solver()))
     solver = _SHARED[0]
     solver.push()
     try:

@@ -64,3 +64,21 @@ def test_the_values_found_do_not_depend_on_what_was_asked_before():
     leaf = "config.scheduler.disable_hybrid"
     assert len({example_values(condition, (leaf,))[leaf] for _ in range(8)}) == 1
 
+
+def test_a_hard_question_is_unknown_after_the_same_work_however_loaded_the_machine(monkeypatch):
+    """z3's work units, not seconds, bound a check: a slow machine gives the same answers."""
+    import z3
+
+    from errscan.analysis import solver
+
+    def work_done() -> int:  # z3 counts its units per context, over every solver in it
+        probe = z3.Solver()
+        probe.check()
+        return probe.statistics().get_key_value("rlimit count")
+
+    hard = "x * x * x + y * y * y == z * z * z and x > 1 and y > 1 and z > 1"
+    monkeypatch.setattr(solver, "TIMEOUT_MS", 3_000)
+    monkeypatch.setattr(solver, "_SHARED", [])
+    before = work_done()
+    assert solver.satisfiable.__wrapped__(hard) is None
+    assert work_done() - before <= solver.RESOURCE_LIMIT * 1.01  # stopped by the work done, not the clock
