@@ -24,6 +24,7 @@ from errscan.analysis.explain import Explainer
 from errscan.analysis.helpers import HelperSettings
 from errscan.analysis.knobs import KnobCatalog, flags_in_message, knobs_in
 from errscan.analysis.plain import plain_words
+from errscan.analysis.platforms import PlatformRules
 from errscan.analysis.related import related_errors
 from errscan.analysis.solutions import solutions
 from errscan.analysis.solver import satisfiable
@@ -59,6 +60,7 @@ def analyze(
     helpers = HelperSettings(graph, catalog, profile)
     reads = _attribute_reads(graph)
     dispatch = Dispatch(graph)
+    platforms = PlatformRules(graph, profile.platforms)
     finder = SurfaceFinder(graph, profile, [error for error, _, _ in sites])
     per_function: dict[str, tuple[Reach, dict[str, list[Source]]]] = {}  # many sites share a function
     tested = _tested_names(sites)
@@ -67,7 +69,7 @@ def analyze(
     for error, raw, module in sites:
         node = function_node(module.module, "" if raw.function == "<module>" else raw.function)
         if node not in per_function:
-            per_function[node] = (reach(graph, node, entries, lookups, tested[node], named.__getitem__, dispatch), _class_reads(graph, node, reads))
+            per_function[node] = (reach(graph, node, entries, lookups, tested[node], named.__getitem__, dispatch, platforms), _class_reads(graph, node, reads))
         searched, settings = per_function[node]
         terms, contributions = _site_terms(raw, module)
         local = render(terms, "deep")
