@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from conftest import FIXTURES
-from errscan.profiles import EntryClass, NameCalls, Platforms, Profile
+from errscan.profiles import EntryClass, NameCalls, Platforms, Profile, Table
 from errscan.runtime.runner import ScanOptions, scan
 from errscan.scope import Scope
 from errscan.sources.folder import FolderSource
@@ -55,3 +55,30 @@ def test_a_call_made_under_one_platform_s_test_does_not_reach_another_s_class():
     assert refused.infeasible.endswith("`CpuCommunicator.__init__` runs only on cpu, but the call of `_warm_up` at "
                                        "engine.py:14 is made only on gpu: no platform runs both")
     assert "Engine.prepare" in [p[0] for p in paths(errors(False)["tune"])]
+
+
+MODELS = Profile(
+    name="app", package="app", distribution="app", repo="o/r", default_include=("app/**",), version_file="",
+    tables=(Table("app.registry._MODELS", "model", "architectures", methods=("forward",)),),
+    platforms=Platforms(("gpu", "rocm", "cpu"), tests=(("current_platform.is_gpu()", ("gpu",)), ("current_platform.is_rocm()", ("rocm",)))),
+)
+
+
+@lru_cache(maxsize=None)
+def model_errors(with_platforms: bool = True) -> dict[str, object]:
+    profile = MODELS if with_platforms else Profile(**{**MODELS.__dict__, "platforms": None})
+    source = FolderSource(FIXTURES / "platform_imports", profile)
+    catalog = scan(source, ScanOptions(repo="o/r", scope=Scope(("app/**",)), jobs=1, profile=profile))
+    return {e.function: e for e in catalog.errors}
+
+
+def test_a_model_imported_on_one_platform_does_not_reach_a_kernel_imported_on_another():
+    error = model_errors()["FastImpl.forward"]
+    assert [p[:2] for p in paths(error)] == [["SparseForCausalLM.forward", "FastImpl.forward"]]
+    assert error.trigger.chains[0].path[0] == "app.models.nvidia.SparseForCausalLM.forward"
+    (refused,) = error.trigger.infeasible_chains
+    assert refused.path[0] == "app.models.amd.SparseForCausalLM.forward"
+    assert refused.infeasible.endswith("`FastImpl.forward` runs only on gpu (where `app.models.fast_kernels` is imported), "
+                                       "but `SparseForCausalLM.forward` runs only on rocm (where `app.models.amd` is imported): "
+                                       "no platform runs both")
+    assert len(model_errors(False)["FastImpl.forward"].trigger.chains) == 2
