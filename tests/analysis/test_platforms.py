@@ -22,11 +22,16 @@ PROFILE = Profile(
 
 
 @lru_cache(maxsize=None)
-def errors(with_platforms: bool = True) -> dict[str, object]:
-    profile = PROFILE if with_platforms else Profile(**{**PROFILE.__dict__, "platforms": None})
-    source = FolderSource(FIXTURES / "platform_chains", profile)
+def scanned(fixture: str, profile: Profile, with_platforms: bool) -> dict[str, object]:
+    """The fixture's errors by function, with the profile's platforms or without any."""
+    profile = profile if with_platforms else Profile(**{**profile.__dict__, "platforms": None})
+    source = FolderSource(FIXTURES / fixture, profile)
     catalog = scan(source, ScanOptions(repo="o/r", scope=Scope(("app/**",)), jobs=1, profile=profile))
     return {e.function: e for e in catalog.errors}
+
+
+def errors(with_platforms: bool = True) -> dict[str, object]:
+    return scanned("platform_chains", PROFILE, with_platforms)
 
 
 def paths(error) -> list[list[str]]:
@@ -64,12 +69,8 @@ MODELS = Profile(
 )
 
 
-@lru_cache(maxsize=None)
 def model_errors(with_platforms: bool = True) -> dict[str, object]:
-    profile = MODELS if with_platforms else Profile(**{**MODELS.__dict__, "platforms": None})
-    source = FolderSource(FIXTURES / "platform_imports", profile)
-    catalog = scan(source, ScanOptions(repo="o/r", scope=Scope(("app/**",)), jobs=1, profile=profile))
-    return {e.function: e for e in catalog.errors}
+    return scanned("platform_imports", MODELS, with_platforms)
 
 
 def test_a_model_imported_on_one_platform_does_not_reach_a_kernel_imported_on_another():
