@@ -294,16 +294,17 @@ class _Search:
                 return [FoundChain(entry, (*chain.nodes, last[0]), (*sites, last[1]), passed, True if verdict[0] and holds else None)], [], False
         order = itertools.count()
         heap = [(tree.dist[origin], 0, next(order), origin, (origin[0],), (), (), True, on)]
-        closed: set[tuple[State, Values, On]] = set()
+        closed: set[tuple[State, Values, frozenset[str] | None]] = set()
         found: list[FoundChain] = []
         keys: set[Values] = set()
         refused: dict[tuple[str, str | None], FoundChain] = {}
         steps = 0
         while heap and steps < MAX_STEPS and self.budget > 0:
             _, length, _, state, nodes, sites, values, holds, on = heapq.heappop(heap)
-            if (state, values, on) in closed:
+            taken = (state, values, on and on[0])  # (the platforms left, whichever step named them)
+            if taken in closed:
                 continue
-            closed.add((state, values, on))
+            closed.add(taken)
             steps += 1
             self.budget -= 1
             if tree.dist[state] == 0:
