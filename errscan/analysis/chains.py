@@ -138,7 +138,9 @@ def reach(
         known = reached.get(entry.node)
         plugins = (known.plugins if known else ()) + tuple(p for p in entry.plugins if not known or p not in known.plugins)
         reached[entry.node] = replace(entry, plugins=plugins)
-    closed = _closed(graph, target, tree, named)
+    # A chain refused for its platforms leaves the function to the platform it needs, which may
+    # reach it by a call the graph does not resolve: never proof that it cannot run.
+    closed = _closed(graph, target, tree, named) and not search.platform_refused
     return Reach(tuple(reached.values()), candidates, refused, tuple(sorted(ways, key=_length)), tuple(turned), closed)
 
 
@@ -230,6 +232,7 @@ class _Search:
                  platforms: PlatformRules | None = None):
         self.graph = graph
         self.platforms = platforms or PlatformRules(graph, None)
+        self.platform_refused = False  # whether some step was refused for its platforms
         self.entries = entries
         self.lookups = lookups
         self.looked_up = frozenset(callee for _, callee in lookups)
@@ -372,6 +375,7 @@ class _Search:
         where = _where(site, callee)
         ends, why = self.platforms.step(on, code, callee, where)
         if why:
+            self.platform_refused = True
             return (False, f"{where} is never reached on this way: {why}"), ends
         return conditions_hold(code, values, where), ends
 

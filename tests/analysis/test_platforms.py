@@ -64,7 +64,7 @@ def test_a_call_made_under_one_platform_s_test_does_not_reach_another_s_class():
 
 MODELS = Profile(
     name="app", package="app", distribution="app", repo="o/r", default_include=("app/**",), version_file="",
-    tables=(Table("app.registry._MODELS", "model", "architectures", methods=("forward",)),),
+    tables=(Table("app.registry._MODELS", "model", "architectures", methods=("forward", "backward")),),
     platforms=Platforms(("gpu", "rocm", "cpu"), tests=(("current_platform.is_gpu()", ("gpu",)), ("current_platform.is_rocm()", ("rocm",)))),
 )
 
@@ -83,3 +83,10 @@ def test_a_model_imported_on_one_platform_does_not_reach_a_kernel_imported_on_an
                                        "but `SparseForCausalLM.forward` runs only on rocm (where `app.models.amd` is imported): "
                                        "no platform runs both")
     assert len(model_errors(False)["FastImpl.forward"].trigger.chains) == 2
+
+
+def test_a_kernel_only_other_platforms_chains_reach_is_not_called_unreachable():
+    """Its own platform may reach it by a call the graph does not resolve: unknown, not unreachable."""
+    error = model_errors()["FastImpl.backward"]
+    assert error.trigger.chains == () and error.trigger.infeasible_chains
+    assert error.trigger.reachable is None
