@@ -26,6 +26,7 @@ from errscan.analysis.explain import Explainer
 from errscan.analysis.helpers import HelperSettings
 from errscan.analysis.knobs import KnobCatalog, flags_in_message, knobs_in
 from errscan.analysis.plain import plain_words
+from errscan.analysis.platforms import PlatformRules
 from errscan.analysis.related import related_errors
 from errscan.analysis.solutions import solutions
 from errscan.analysis.solver import satisfiable
@@ -87,6 +88,7 @@ class _Analysis:
         self.helpers = HelperSettings(graph, catalog, profile)
         self.reads = _attribute_reads(graph)
         self.dispatch = Dispatch(graph)
+        self.platforms = PlatformRules(graph, profile.platforms)
         self.finder = SurfaceFinder(graph, profile, [error for error, _, _ in sites])
         self.per_function: dict[str, tuple[Reach, dict[str, list[Source]]]] = {}  # many sites share a function
         self.tested = _tested_names(sites)
@@ -104,7 +106,8 @@ class _Analysis:
         graph, profile, helpers = self.graph, self.profile, self.helpers
         node = _node(raw, module)
         if node not in self.per_function:
-            searched = reach(graph, node, self.entries, self.lookups, self.tested[node], self.named.__getitem__, self.dispatch)
+            searched = reach(graph, node, self.entries, self.lookups, self.tested[node], self.named.__getitem__, self.dispatch,
+                             self.platforms)
             self.per_function[node] = (searched, _class_reads(graph, node, self.reads))
         searched, settings = self.per_function[node]
         terms, contributions = _site_terms(raw, module)

@@ -27,6 +27,7 @@ from typing import Callable
 from errscan.analysis.bindings import Values, carried, conditions_hold
 from errscan.analysis.dispatch import Bound, Dispatch
 from errscan.analysis.entries import BUILTIN_KINDS, Entry
+from errscan.analysis.platforms import On, PlatformRules
 from errscan.extract.conditions import Condition, render
 from errscan.graph.calls import CallGraph, CallSite
 
@@ -92,6 +93,7 @@ def conjoin(*conditions: Condition) -> Condition:
 def reach(
     graph: CallGraph, target: str, entries: dict[str, Entry], lookups: frozenset[tuple[str, str]] = frozenset(),
     relevant: frozenset[str] = frozenset(), named: Callable[[str], int] = lambda name: 0, dispatch: Dispatch | None = None,
+    platforms: PlatformRules | None = None,
 ) -> Reach:
     """Every entry that reaches `target` within MAX_DEPTH calls, and its feasible chains.
 
@@ -100,8 +102,9 @@ def reach(
     resolves to. `relevant` names the target's parameters its sites test: chains that bind them
     differently are kept apart, as a site may hold under one and not the other. `named` counts the
     calls in the package that name a function or class (resolved or not); `dispatch`, what the
-    graph's objects hold (built here when not given)."""
-    search = _Search(graph, entries, lookups, dispatch or Dispatch(graph))
+    graph's objects hold (built here when not given); `platforms`, the steps that run on some
+    platforms only (`platforms.py`)."""
+    search = _Search(graph, entries, lookups, dispatch or Dispatch(graph), platforms)
     tree = search.run(target)
     nearest: dict[str, tuple[State, Entry]] = {}
     for state, entry in tree.found:
@@ -135,7 +138,9 @@ def reach(
         known = reached.get(entry.node)
         plugins = (known.plugins if known else ()) + tuple(p for p in entry.plugins if not known or p not in known.plugins)
         reached[entry.node] = replace(entry, plugins=plugins)
-    closed = _closed(graph, target, tree, named)
+    # A chain refused for its platforms leaves the function to the platform it needs, which may
+    # reach it by a call the graph does not resolve: never proof that it cannot run.
+    closed = _closed(graph, target, tree, named) and not search.platform_refused
     return Reach(tuple(reached.values()), candidates, refused, tuple(sorted(ways, key=_length)), tuple(turned), closed)
 
 
@@ -223,8 +228,11 @@ class _Tree:
 
 
 class _Search:
-    def __init__(self, graph: CallGraph, entries: dict[str, Entry], lookups: frozenset[tuple[str, str]], dispatch: Dispatch):
+    def __init__(self, graph: CallGraph, entries: dict[str, Entry], lookups: frozenset[tuple[str, str]], dispatch: Dispatch,
+                 platforms: PlatformRules | None = None):
         self.graph = graph
+        self.platforms = platforms or PlatformRules(graph, None)
+        self.platform_refused = False  # whether some step was refused for its platforms
         self.entries = entries
         self.lookups = lookups
         self.looked_up = frozenset(callee for _, callee in lookups)
@@ -276,34 +284,36 @@ class _Search:
         infeasible chain of each way into the function met on the way; and whether the search
         went through every chain."""
         kind = entry.kind if entry.kind not in BUILTIN_KINDS else None
-        direct = self.direct(tree, origin, (), kind) if not relevant else None
+        on, _ = self.platforms.step(None, None, origin[0], "")
+        direct = self.direct(tree, origin, (), kind, on) if not relevant else None
         if direct is not None:  # the backward search's own shortest path can be taken
-            nodes, sites, values, holds = direct
+            nodes, sites, values, holds, ends = direct
             chain = FoundChain(entry, (origin[0], *nodes), sites, values, holds)
             if last is None:
                 return [chain], [], False
-            verdict = conditions_hold(_own_condition(last[1]), values, _where(last[1], last[0]))
+            verdict = self._holds(_own_condition(last[1]), values, last[1], last[0], ends)[0]
             if verdict[0] is not False:
                 passed = carried(self.graph, values, last[1], chain.nodes[-1], last[0])
                 return [FoundChain(entry, (*chain.nodes, last[0]), (*sites, last[1]), passed, True if verdict[0] and holds else None)], [], False
         order = itertools.count()
-        heap = [(tree.dist[origin], 0, next(order), origin, (origin[0],), (), (), True)]
-        closed: set[tuple[State, Values]] = set()
+        heap = [(tree.dist[origin], 0, next(order), origin, (origin[0],), (), (), True, on)]
+        closed: set[tuple[State, Values, frozenset[str] | None]] = set()
         found: list[FoundChain] = []
         keys: set[Values] = set()
         refused: dict[tuple[str, str | None], FoundChain] = {}
         steps = 0
         while heap and steps < MAX_STEPS and self.budget > 0:
-            _, length, _, state, nodes, sites, values, holds = heapq.heappop(heap)
-            if (state, values) in closed:
+            _, length, _, state, nodes, sites, values, holds, on = heapq.heappop(heap)
+            taken = (state, values, on and on[0])  # (the platforms left, whichever step named them)
+            if taken in closed:
                 continue
-            closed.add((state, values))
+            closed.add(taken)
             steps += 1
             self.budget -= 1
             if tree.dist[state] == 0:
                 chain = FoundChain(entry, nodes, sites, values, holds)
                 if last is not None:
-                    verdict = conditions_hold(_own_condition(last[1]), values, _where(last[1], last[0]))
+                    verdict = self._holds(_own_condition(last[1]), values, last[1], last[0], on)[0]
                     chain = FoundChain(entry, (*nodes, last[0]), (*sites, last[1]), carried(self.graph, values, last[1], nodes[-1], last[0]), holds)
                     if verdict[0] is False:
                         refused.setdefault(_way(chain), replace(chain, satisfiable=False, why=verdict[1]))
@@ -324,7 +334,7 @@ class _Search:
                 for site, code in self.distinct_sites(caller, callee):
                     if not self.dispatch.site_allows(caller, site, callee, following[2]):
                         continue
-                    step_holds, why = conditions_hold(code, values, _where(site, callee))
+                    (step_holds, why), ends = self._holds(code, values, site, callee, on)
                     if step_holds is False:
                         chain = self._completed(tree, entry, nodes, sites, site, following, why, last)
                         refused.setdefault(_way(chain), chain)
@@ -332,33 +342,46 @@ class _Search:
                     passed = carried(self.graph, values, site, caller, callee)
                     both = True if step_holds and holds else None
                     heapq.heappush(heap, (length + 1 + tree.dist[following], length + 1, next(order), following,
-                                          (*nodes, callee), (*sites, site), passed, both))
+                                          (*nodes, callee), (*sites, site), passed, both, ends))
         return found, list(refused.values()), not heap
 
-    def direct(self, tree: _Tree, state: State, values: Values, kind: str | None) -> tuple | None:
+    def direct(self, tree: _Tree, state: State, values: Values, kind: str | None, on: On) -> tuple | None:
         """The backward search's shortest path from `state` to its start, taking for each pair the
         first site whose condition is not ruled out: (nodes after `state`, sites, the values at
-        the end, satisfiable); None when a step is ruled out or passes through an entry point of
-        another kind than `kind`. Kept per state and values: entry points share their tails."""
-        key = (state, values, kind)
+        the end, satisfiable, the platforms at the end); None when a step is ruled out or passes
+        through an entry point of another kind than `kind`. Kept per state, values and platforms:
+        entry points share their tails."""
+        key = (state, values, kind, on)
         if key in tree.direct:
             return tree.direct[key]
         following = tree.toward[state]
         result = None
         if following is None:
-            result = ((), (), values, True)
+            result = ((), (), values, True, on)
         elif not (kind and following[0] in self.entries and self.entries[following[0]].kind != kind):
             callee = following[0]
             for site, code in self.distinct_sites(state[0], callee):
-                holds, _ = conditions_hold(code, values, "")
-                if holds is False or not self.dispatch.site_allows(state[0], site, callee, following[2]):
+                if not self.dispatch.site_allows(state[0], site, callee, following[2]):
                     continue
-                rest = self.direct(tree, following, carried(self.graph, values, site, state[0], callee), kind)
+                (holds, _), ends = self._holds(code, values, site, callee, on)
+                if holds is False:
+                    continue
+                rest = self.direct(tree, following, carried(self.graph, values, site, state[0], callee), kind, ends)
                 if rest is not None:
-                    result = ((callee, *rest[0]), (site, *rest[1]), rest[2], True if holds and rest[3] else None)
+                    result = ((callee, *rest[0]), (site, *rest[1]), rest[2], True if holds and rest[3] else None, rest[4])
                 break
         tree.direct[key] = result
         return result
+
+    def _holds(self, code: str | None, values: Values, site: CallSite, callee: str, on: On) -> tuple[Verdict, On]:
+        """Whether the call of `callee` at `site` (under `code`) can be taken, with `values` bound
+        and on the platforms `on`; and the platforms after it."""
+        where = _where(site, callee)
+        ends, why = self.platforms.step(on, code, callee, where)
+        if why:
+            self.platform_refused = True
+            return (False, f"{where} is never reached on this way: {why}"), ends
+        return conditions_hold(code, values, where), ends
 
     def distinct_sites(self, caller: str, callee: str) -> list[tuple[CallSite, str | None]]:
         """The call sites of a pair that differ in condition or arguments, fewest conditions first."""

@@ -12,7 +12,7 @@ from dataclasses import replace
 from errscan.extract.astutil import always_exits, bindings, dotted, rethrows
 from errscan.extract.callsites import CallWalk
 from errscan.extract.conditions import (
-    Binding, Condition, Env, case_term, conjuncts, loop_term, make_term, negate,
+    Binding, Condition, Env, case_term, conjuncts, loop_term, make_term, negate, render,
     unparse,
 )
 from errscan.extract.dataflow import assigned_by, changed_in_loop, effect_call, forget, mutated_by_call
@@ -44,6 +44,7 @@ class FactCollector(DefinitionWalk, CallWalk):
         self.logs = logs
         self.scopes = ScopeStack()
         self.imports: list[tuple[str, str, str]] = []  # (scope, local, target), in the order bound
+        self.imported: list[tuple[str, str | None]] = []  # (what an import loads, under what condition)
         self.local_defs: set[str] = set()
         self.classes: list[ClassFact] = []
         self.functions: list[FunctionFact] = []
@@ -94,6 +95,7 @@ class FactCollector(DefinitionWalk, CallWalk):
             tables=tuple(self.tables),
             tries=tuple(self.tries),
             alternatives=alternatives(self.imports),
+            imported=tuple(self.imported),
         )
 
     def qualify_scope(self, scope: str) -> str:
@@ -217,6 +219,8 @@ class FactCollector(DefinitionWalk, CallWalk):
             self.returns.append(ReturnFact(self.frame.scope, value, stmt.lineno, terms, deep, made, expression))
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             self.import_(stmt)
+            code = render(terms, "deep")
+            self.imported += [(target, code) for target in self.loaded(stmt) if (target, code) not in self.imported]
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             self.assignment(stmt)
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]

@@ -185,6 +185,17 @@ class DefinitionWalk:
             elif base:  # `from .mod import *`: recorded as `*<module>`, which no name can shadow
                 self.imports.append((self.scopes.current, f"*{base}", base))
 
+    def loaded(self, node: ast.Import | ast.ImportFrom) -> list[str]:
+        """What an import statement may load: each module written and the packages above it, and
+        for `from m import x`, `m.x` (a submodule, or a name of `m`)."""
+        if isinstance(node, ast.Import):
+            written = [alias.name for alias in node.names]
+        else:
+            base = resolve_relative(self.module, self.is_pkg, node.level, node.module)
+            written = [base] + [f"{base}.{alias.name}" for alias in node.names if alias.name != "*"] if base else []
+        parts = [name.split(".") for name in written]
+        return list(dict.fromkeys(".".join(p[:i]) for p in parts for i in range(1, len(p) + 1)))
+
     def bind_import(self, local: str, target: str) -> None:
         self.imports.append((self.scopes.current, local, target))
         if self.scopes.at_module:

@@ -214,6 +214,9 @@ class ModuleFacts:
     # Module-level names that imports in other branches bind to other targets (`if rocm: from .amd
     # import M` / `else: from .nvidia import M`): name -> every target, in source order.
     alternatives: dict[str, tuple[str, ...]] | None = None
+    # Every module an import statement loads (its packages too) and the condition it runs under
+    # (deep code, None when it always runs): which platforms may load a module (`analysis/platforms.py`).
+    imported: tuple[tuple[str, str | None], ...] = ()
 
     def lookup(self, scope: str) -> dict[str, str]:
         """Imports visible in `scope`: the module's, overridden by enclosing functions' own."""

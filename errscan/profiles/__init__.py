@@ -185,6 +185,18 @@ class PluginSettings:
 
 
 @dataclass(frozen=True)
+class Platforms:
+    """The platforms the project runs on, of which one is detected per process: `tests` are the
+    predicates true on some of them only (`current_platform.is_rocm()`: ("rocm",)), `classes` the
+    classes whose methods run on some of them only (a platform's own class, the worker class it
+    picks). A call chain whose steps need two platforms that exclude each other is never taken."""
+
+    names: tuple[str, ...]
+    tests: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    classes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     package: str  # the top-level package folder, e.g. "vllm"
@@ -198,6 +210,7 @@ class Profile:
     companions: tuple[Companions, ...] = ()
     entry_classes: tuple[EntryClass, ...] = ()
     routes: Routes | None = None
+    platforms: Platforms | None = None
     name_calls: tuple[NameCalls, ...] = ()
     named_functions: tuple[NamedFunctions, ...] = ()
     keeps: tuple[Keeps, ...] = ()  # functions that store a function handed to them without calling it

@@ -1,7 +1,8 @@
 """vLLM: the project errscan was built for. Everything errscan knows about vLLM in particular."""
 
 from errscan.profiles import (
-    Companions, Decorated, EntryClass, Keeps, NameCalls, NamedFunctions, PeerValue, Phase, Place, Phrase, PluginSettings, Profile, Registry, Reset,
+    Companions, Decorated, EntryClass, Keeps, NameCalls, NamedFunctions, PeerValue, Phase, Place, Phrase, Platforms, PluginSettings, Profile, Registry,
+    Reset,
     Routes, Table,
 )
 
@@ -37,6 +38,26 @@ TABLES = (
 )
 
 
+# One process runs on one platform: `current_platform.is_*()` (platforms/interface.py) test
+# `Platform._enum` (ZenCpuPlatform is a CpuPlatform; an out-of-tree platform answers none of them).
+# Besides the platform classes, the worker class each one's `check_and_update_config` sets
+# (`parallel_config.worker_cls`: cpu.py:157, xpu.py:339; CUDA and ROCm take gpu_worker.Worker) and
+# the communicator its `get_device_communicator_cls` names (cuda.py:557, rocm.py:912, cpu.py:408, xpu.py:451).
+PLATFORMS = Platforms(
+    ("cuda", "rocm", "cpu", "xpu", "tpu", "out-of-tree"),
+    tests=(("current_platform.is_cuda()", ("cuda",)), ("current_platform.is_rocm()", ("rocm",)),
+           ("current_platform.is_cuda_alike()", ("cuda", "rocm")), ("current_platform.is_cpu()", ("cpu",)),
+           ("current_platform.is_xpu()", ("xpu",)), ("current_platform.is_tpu()", ("tpu",)),
+           ("current_platform.is_out_of_tree()", ("out-of-tree",))),
+    classes=(("vllm.platforms.cuda.CudaPlatformBase", ("cuda",)), ("vllm.platforms.rocm.RocmPlatform", ("rocm",)),
+             ("vllm.platforms.cpu.CpuPlatform", ("cpu",)), ("vllm.platforms.xpu.XPUPlatform", ("xpu",)),
+             ("vllm.v1.worker.cpu_worker.CPUWorker", ("cpu",)), ("vllm.v1.worker.xpu_worker.XPUWorker", ("xpu",)),
+             ("vllm.distributed.device_communicators.cuda_communicator.CudaCommunicator", ("cuda", "rocm")),
+             ("vllm.distributed.device_communicators.cpu_communicator.CpuCommunicator", ("cpu",)),
+             ("vllm.distributed.device_communicators.xpu_communicator.XpuCommunicator", ("xpu",))),
+)
+
+
 # Real models with a property the KV cache code tests, for example commands.
 MLA_MODEL = "deepseek-ai/DeepSeek-V2-Lite"
 HYBRID_MODEL = "ibm-granite/granite-4.0-h-tiny"  # Mamba-2 layers with attention layers
@@ -53,6 +74,7 @@ VLLM = Profile(
     # `kv_connector` names users write in `--kv-transfer-config`.
     registries=(Registry("KVConnectorFactory.register_connector", 0, 1, 2, "connector"),),
     tables=TABLES,
+    platforms=PLATFORMS,
     # `@VIDEO_LOADER_REGISTRY.register("opencv")`: `VIDEO_LOADER_REGISTRY.load(...)` picks the loader
     # (multimodal/media/video.py), `MEDIA_CONNECTOR_REGISTRY.load(envs.VLLM_MEDIA_CONNECTOR)` the connector.
     decorated=(
