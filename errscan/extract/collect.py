@@ -95,7 +95,7 @@ class FactCollector(DefinitionWalk, CallWalk):
             tables=tuple(self.tables),
             tries=tuple(self.tries),
             alternatives=alternatives(self.imports),
-            imported=tuple(self.imported),
+            imported=tuple(dict.fromkeys(self.imported)),  # each once, in the order first loaded
         )
 
     def qualify_scope(self, scope: str) -> str:
@@ -220,7 +220,7 @@ class FactCollector(DefinitionWalk, CallWalk):
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             self.import_(stmt)
             code = render(terms, "deep")
-            self.imported += [(target, code) for target in self.loaded(stmt) if (target, code) not in self.imported]
+            self.imported += [(target, code) for target in self.loaded(stmt)]
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             self.assignment(stmt)
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
