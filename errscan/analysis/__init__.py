@@ -18,7 +18,8 @@ import msgspec
 
 from errscan.analysis.bynames import add_calls_by_name
 from errscan.analysis.bindings import conditions_hold
-from errscan.analysis.chains import FoundChain, Reach, conjoin, reach, select
+from errscan.analysis.chains import Reach, reach, select
+from errscan.analysis.search import FoundChain, conjoin
 from errscan.analysis.chunks import ChunkMap, chunk_sites, in_order
 from errscan.analysis.dispatch import Dispatch
 from errscan.analysis.entries import Entry, Plugin, find_entries, find_plugins, plugin_lookups

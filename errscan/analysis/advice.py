@@ -9,7 +9,8 @@ from __future__ import annotations
 import ast
 import re
 
-from errscan.analysis.chains import FoundChain, Reach
+from errscan.analysis.chains import Reach
+from errscan.analysis.search import FoundChain
 from errscan.analysis.commands import Setting
 from errscan.extract.conditions import Condition, parse_expression
 from errscan.extract.facts import ModuleFacts

@@ -7,7 +7,6 @@ from errscan.analysis.chains import Reach
 from errscan.analysis.commands import Setting, command, failing_values, shown
 from errscan.analysis.knobs import KnobCatalog, json_flag_holding
 from errscan.analysis.ways import Way, positive_parts
-from errscan.analysis.solver import Value
 from errscan.analysis.wording import phrase_for
 from errscan.graph.index import MODULE_CODE
 from errscan.model import ErrorSite, Example, Fix, Knob

@@ -31,7 +31,7 @@ from errscan.extract.conditions import Condition, parse_expression, render
 from errscan.extract.facts import ModuleFacts
 from errscan.extract.unparse import fast_unparse
 from errscan.graph.calls import CallGraph
-from errscan.model import ErrorSite, Explanation, Fix, Knob
+from errscan.model import ErrorSite, Explanation, Fix
 from errscan.profiles import Phrase, Profile
 
 _ENVIRONMENT = frozenset({

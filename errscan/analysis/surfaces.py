@@ -21,7 +21,7 @@ from functools import lru_cache
 import libcst as cst
 import msgspec
 
-from errscan.analysis.chains import FoundChain
+from errscan.analysis.search import FoundChain
 from errscan.extract.facts import HandlerFact, ModuleFacts, TryFact
 from errscan.extract.names import qualify
 from errscan.extract.templates import TemplateBuilder, percent_template

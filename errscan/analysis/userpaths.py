@@ -13,7 +13,7 @@ from errscan.analysis.entries import Plugin
 from errscan.extract.facts import ModuleFacts
 from errscan.graph.calls import CallGraph
 from errscan.model import Knob
-from errscan.profiles import EntryClass, Profile, Routes
+from errscan.profiles import Profile, Routes
 
 
 def class_plugins(graph: CallGraph, profile: Profile) -> list[Plugin]:

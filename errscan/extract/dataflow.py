@@ -18,7 +18,7 @@ import ast
 from typing import Callable, Iterable
 
 from errscan.extract.astutil import bound_names, child_blocks, dotted
-from errscan.extract.conditions import Condition, Env, Term, is_computed
+from errscan.extract.conditions import Condition, Env, is_computed
 
 # Methods that change their receiver: containers' and, by convention, in-place tensor ops (`x.add_()`).
 MUTATORS = frozenset({

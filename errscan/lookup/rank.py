@@ -30,7 +30,7 @@ from errscan.match import (
     CompiledTemplate, MessageMatch, compile_template, evidence, fold, fuzzy_match, may_be_cut, score_message,
     words,
 )
-from errscan.model import Catalog, ErrorSite
+from errscan.model import Catalog, ErrorSite, Surface
 
 MAX_ALTERNATIVES = 2
 # Each error found is ranked against every template, so a log of many errors costs many times one:

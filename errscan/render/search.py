@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from errscan.lookup.wrapped import SeenAs, seen_as
-from errscan.match import compile_template, split_template
+from errscan.match import compile_template
 from errscan.model import Catalog, ErrorSite
 
 CHUNK_SIZE = 500  # entries per file: small enough to parse quickly, few enough files at 13,000 errors

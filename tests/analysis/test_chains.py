@@ -110,12 +110,12 @@ def test_an_object_the_caller_constructed_is_never_none_on_the_chain():
 
 
 def test_a_recursion_through_attributes_keeps_few_dispatch_demands_per_function():
-    from errscan.analysis.chains import MAX_BOUNDS, _Search
+    from errscan.analysis.search import MAX_BOUNDS, Search
     from errscan.analysis.dispatch import Dispatch
 
     graph = graph_of("dispatch_recursion")
     entries = {"calls.dispatch_recursion.main": Entry("calls.dispatch_recursion.main", "main", ())}
-    tree = _Search(graph, entries, frozenset(), Dispatch(graph)).run("calls.dispatch_recursion.Node.check")
+    tree = Search(graph, entries, frozenset(), Dispatch(graph)).run("calls.dispatch_recursion.Node.check")
     per_function = {}
     for node, _, _ in tree.toward:
         per_function[node] = per_function.get(node, 0) + 1

@@ -8,7 +8,7 @@ import jsonschema
 import msgspec
 import pytest
 
-from errscan.model import SCHEMA_VERSION, Trigger
+from errscan.model import Trigger
 from errscan.render.pages import EXCERPT_AFTER, EXCERPT_BEFORE
 from errscan.render.site import write_site
 from errscan.render.search import script_json
