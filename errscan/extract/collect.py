@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from errscan.extract.astutil import always_exits, bindings, dotted, rethrows
+from errscan.extract.astutil import always_exits, bindings, dotted, leaves_function, rethrows
 from errscan.extract.callsites import CallWalk
 from errscan.extract.conditions import (
     Binding, Condition, Env, case_term, conjuncts, loop_term, make_term, negate, render,
@@ -69,6 +69,7 @@ class FactCollector(DefinitionWalk, CallWalk):
         self.assigned: set[str] = set()  # locals of the function assigned so far, once or more
         self.loops: dict[int, frozenset[str]] = {}  # id of a loop -> what its body changes (`dataflow`)
         self.in_lambda = 0  # lambda bodies around the expression being read (`expressions`)
+        self.in_try = 0  # `try` bodies with handlers around the statement being read
 
     def collect(self, tree: ast.Module, names: tuple[frozenset[str], frozenset[str]] | None = None) -> ModuleFacts:
         """The module's facts; `names` are its `bindings` when the caller has them already."""
@@ -105,6 +106,7 @@ class FactCollector(DefinitionWalk, CallWalk):
     def block(self, body: list[ast.stmt], terms: Condition, env: Env, partial: tuple[str, ...]) -> None:
         env = dict(env)
         changes = self.changes
+        start = len(changes)
         outer = dict(self.frame.built)  # what this block builds holds only in it
         for stmt in body:
             mark = len(changes)
@@ -146,6 +148,8 @@ class FactCollector(DefinitionWalk, CallWalk):
                 if bound and made:
                     self.frame.built[bound] = made
         self.frame.built = outer
+        if len(changes) > start and leaves_function(body, not self.in_try):
+            del changes[start:]  # `if not keys: record(key); return`: what follows is not reached that way
 
     def statement(self, stmt: ast.stmt, terms: Condition, env: Env, partial: tuple[str, ...]) -> None:
         """One statement reached when `terms` hold; `env` has the dominating assignments so far."""
@@ -180,7 +184,9 @@ class FactCollector(DefinitionWalk, CallWalk):
             found = try_fact(stmt, self.frame.scope, self.logs)
             if found is not None:
                 self.tries.append(found)
+            self.in_try += bool(stmt.handlers)
             self.block(stmt.body, terms, env, partial)
+            self.in_try -= bool(stmt.handlers)
             earlier: list[tuple[str, ...]] = []
             for handler in stmt.handlers:
                 caught = caught_names(handler)
