@@ -71,19 +71,19 @@ def leaves_function(body: list[ast.stmt], raising: bool) -> bool:
     """A block every path of which returns (or raises, when no `try` around it may catch that):
     what it changes never reaches a later statement of the function. A `continue` or `break` in it
     for a loop around it would carry its changes on to the next iteration or past the loop."""
-    return always_exits(body, exits=(ast.Return, ast.Raise) if raising else (ast.Return,)) and not _jumps_out(body)
+    return always_exits(body, exits=(ast.Return, ast.Raise) if raising else (ast.Return,)) and not jumps_out(body)
 
 
-def _jumps_out(nodes: list) -> bool:
-    """A `continue`/`break` among `nodes` that is not for a loop inside them."""
+def jumps_out(nodes: list, jumps: tuple[type, ...] = (ast.Continue, ast.Break)) -> bool:
+    """A `continue`/`break` (of `jumps`) among `nodes` that is not for a loop inside them."""
     for node in nodes:
-        if isinstance(node, (ast.Continue, ast.Break)):
+        if isinstance(node, jumps):
             return True
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-            if _jumps_out(node.orelse):  # a loop's `else` is outside it
+            if jumps_out(node.orelse, jumps):  # a loop's `else` is outside it
                 return True
         elif isinstance(node, ast.stmt) and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if any(_jumps_out(block) for block in child_blocks(node)):
+            if any(jumps_out(block, jumps) for block in child_blocks(node)):
                 return True
     return False
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from errscan.extract.astutil import always_exits, bindings, dotted, leaves_function, rethrows
+from errscan.extract.astutil import always_exits, bindings, bound_names, dotted, jumps_out, leaves_function, rethrows
 from errscan.extract.callsites import CallWalk
 from errscan.extract.conditions import (
     Binding, Condition, Env, case_term, conjuncts, loop_term, make_term, negate, render,
@@ -138,6 +138,8 @@ class FactCollector(DefinitionWalk, CallWalk):
                     terms = terms + tuple(replace(make_term(c, env), other_error=raised) for c in conjuncts(stmt.test))
             elif isinstance(stmt, ast.Assert):
                 terms = terms + tuple(make_term(c, env) for c in conjuncts(stmt.test))
+            elif isinstance(stmt, ast.For):
+                terms = terms + self.asserted_each_time(stmt, env)
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 bound = dotted(targets[0]) if len(targets) == 1 else None
@@ -240,6 +242,23 @@ class FactCollector(DefinitionWalk, CallWalk):
     def position(self, stmt: ast.stmt, kind: str, terms: Condition, partial: tuple[str, ...]) -> None:
         end = stmt.end_lineno or stmt.lineno
         self.statements.append(StatementPosition(stmt.lineno, stmt.col_offset, end, kind, terms, partial))
+
+    def asserted_each_time(self, loop: ast.For, env: Env) -> Condition:
+        """After a loop without `break` whose body starts with `assert T`: `all(T for x in xs)`, each
+        iteration having passed it, when T reads nothing else the body changes."""
+        if jumps_out(loop.body, (ast.Break,)):
+            return ()
+        per_iteration = changed_in_loop(loop, self.loops, self.logs.level) - set(bound_names(loop.target))
+        found: list = []
+        for stmt in loop.body:
+            if not isinstance(stmt, ast.Assert):
+                break
+            for test in conjuncts(stmt.test):
+                read = {dotted(n) for n in ast.walk(test) if isinstance(n, (ast.Name, ast.Attribute))}
+                if per_iteration.isdisjoint(read):
+                    each = ast.GeneratorExp(test, [ast.comprehension(loop.target, loop.iter, [], 0)])
+                    found.append(make_term(ast.Call(ast.Name("all", ast.Load()), [each], []), env))
+        return tuple(found)
 
     def forget_built(self, loop: ast.For | ast.AsyncFor | ast.While) -> None:
         """A name the loop's body changes may hold its new value from the second iteration on."""
