@@ -45,24 +45,46 @@ def child_blocks(stmt) -> list:
     return blocks
 
 
-def always_exits(body: list[ast.stmt], holding: frozenset[str] = frozenset()) -> bool:
+def always_exits(body: list[ast.stmt], holding: frozenset[str] = frozenset(), exits: tuple[type, ...] = (ast.Return, ast.Raise, ast.Continue, ast.Break)) -> bool:
     """A block that never runs on to the next statement: it returns, raises, continues or breaks.
     A `with` block exits when its body does (unless it suppresses exceptions); an `if` on a test
     `holding` (the dumps of the enclosing `if`s' tests) takes its body: double-checked locking,
-    `if k not in d: with lock: if k not in d: ...; continue`, read as one value per test."""
+    `if k not in d: with lock: if k not in d: ...; continue`, read as one value per test. `exits`
+    are the statements that count as leaving."""
     if not body:
         return False
     last = body[-1]
-    if isinstance(last, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+    if isinstance(last, exits):
         return True
     if isinstance(last, ast.If):
         if ast.dump(last.test) in holding:
-            return always_exits(last.body, holding)
+            return always_exits(last.body, holding, exits)
         inner = holding | {ast.dump(last.test)}
-        return always_exits(last.body, inner) and bool(last.orelse) and always_exits(last.orelse, holding)
+        return always_exits(last.body, inner, exits) and bool(last.orelse) and always_exits(last.orelse, holding, exits)
     if isinstance(last, (ast.With, ast.AsyncWith)):
         suppressing = any(dotted(strip_call(item.context_expr)) in _SUPPRESSING for item in last.items)
-        return not suppressing and always_exits(last.body, holding)
+        return not suppressing and always_exits(last.body, holding, exits)
+    return False
+
+
+def leaves_function(body: list[ast.stmt], raising: bool) -> bool:
+    """A block every path of which returns (or raises, when no `try` around it may catch that):
+    what it changes never reaches a later statement of the function. A `continue` or `break` in it
+    for a loop around it would carry its changes on to the next iteration or past the loop."""
+    return always_exits(body, exits=(ast.Return, ast.Raise) if raising else (ast.Return,)) and not jumps_out(body)
+
+
+def jumps_out(nodes: list, jumps: tuple[type, ...] = (ast.Continue, ast.Break)) -> bool:
+    """A `continue`/`break` (of `jumps`) among `nodes` that is not for a loop inside them."""
+    for node in nodes:
+        if isinstance(node, jumps):
+            return True
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            if jumps_out(node.orelse, jumps):  # a loop's `else` is outside it
+                return True
+        elif isinstance(node, ast.stmt) and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if any(jumps_out(block, jumps) for block in child_blocks(node)):
+                return True
     return False
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from errscan.extract.astutil import always_exits, bindings, dotted, rethrows
+from errscan.extract.astutil import always_exits, bindings, bound_names, dotted, jumps_out, leaves_function, rethrows
 from errscan.extract.callsites import CallWalk
 from errscan.extract.conditions import (
     Binding, Condition, Env, case_term, conjuncts, loop_term, make_term, negate, render,
@@ -69,6 +69,7 @@ class FactCollector(DefinitionWalk, CallWalk):
         self.assigned: set[str] = set()  # locals of the function assigned so far, once or more
         self.loops: dict[int, frozenset[str]] = {}  # id of a loop -> what its body changes (`dataflow`)
         self.in_lambda = 0  # lambda bodies around the expression being read (`expressions`)
+        self.in_try = 0  # `try` bodies with handlers around the statement being read
 
     def collect(self, tree: ast.Module, names: tuple[frozenset[str], frozenset[str]] | None = None) -> ModuleFacts:
         """The module's facts; `names` are its `bindings` when the caller has them already."""
@@ -105,6 +106,7 @@ class FactCollector(DefinitionWalk, CallWalk):
     def block(self, body: list[ast.stmt], terms: Condition, env: Env, partial: tuple[str, ...]) -> None:
         env = dict(env)
         changes = self.changes
+        start = len(changes)
         outer = dict(self.frame.built)  # what this block builds holds only in it
         for stmt in body:
             mark = len(changes)
@@ -136,6 +138,8 @@ class FactCollector(DefinitionWalk, CallWalk):
                     terms = terms + tuple(replace(make_term(c, env), other_error=raised) for c in conjuncts(stmt.test))
             elif isinstance(stmt, ast.Assert):
                 terms = terms + tuple(make_term(c, env) for c in conjuncts(stmt.test))
+            elif isinstance(stmt, ast.For):
+                terms = terms + self.asserted_each_time(stmt, env)
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 bound = dotted(targets[0]) if len(targets) == 1 else None
@@ -146,6 +150,8 @@ class FactCollector(DefinitionWalk, CallWalk):
                 if bound and made:
                     self.frame.built[bound] = made
         self.frame.built = outer
+        if len(changes) > start and leaves_function(body, not self.in_try):
+            del changes[start:]  # `if not keys: record(key); return`: what follows is not reached that way
 
     def statement(self, stmt: ast.stmt, terms: Condition, env: Env, partial: tuple[str, ...]) -> None:
         """One statement reached when `terms` hold; `env` has the dominating assignments so far."""
@@ -180,7 +186,9 @@ class FactCollector(DefinitionWalk, CallWalk):
             found = try_fact(stmt, self.frame.scope, self.logs)
             if found is not None:
                 self.tries.append(found)
+            self.in_try += bool(stmt.handlers)
             self.block(stmt.body, terms, env, partial)
+            self.in_try -= bool(stmt.handlers)
             earlier: list[tuple[str, ...]] = []
             for handler in stmt.handlers:
                 caught = caught_names(handler)
@@ -234,6 +242,23 @@ class FactCollector(DefinitionWalk, CallWalk):
     def position(self, stmt: ast.stmt, kind: str, terms: Condition, partial: tuple[str, ...]) -> None:
         end = stmt.end_lineno or stmt.lineno
         self.statements.append(StatementPosition(stmt.lineno, stmt.col_offset, end, kind, terms, partial))
+
+    def asserted_each_time(self, loop: ast.For, env: Env) -> Condition:
+        """After a loop without `break` whose body starts with `assert T`: `all(T for x in xs)`, each
+        iteration having passed it, when T reads nothing else the body changes."""
+        if jumps_out(loop.body, (ast.Break,)):
+            return ()
+        per_iteration = changed_in_loop(loop, self.loops, self.logs.level) - set(bound_names(loop.target))
+        found: list = []
+        for stmt in loop.body:
+            if not isinstance(stmt, ast.Assert):
+                break
+            for test in conjuncts(stmt.test):
+                read = {dotted(n) for n in ast.walk(test) if isinstance(n, (ast.Name, ast.Attribute))}
+                if per_iteration.isdisjoint(read):
+                    each = ast.GeneratorExp(test, [ast.comprehension(loop.target, loop.iter, [], 0)])
+                    found.append(make_term(ast.Call(ast.Name("all", ast.Load()), [each], []), env))
+        return tuple(found)
 
     def forget_built(self, loop: ast.For | ast.AsyncFor | ast.While) -> None:
         """A name the loop's body changes may hold its new value from the second iteration on."""

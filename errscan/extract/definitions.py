@@ -66,13 +66,13 @@ class DefinitionWalk:
 
     def body(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: str, params: tuple, bound: tuple) -> None:
         """A function's body, in a frame of its own: its conditions start at the function's entry."""
-        saved, saved_depth, saved_changes, saved_assigned = self.frame, self.loop_depth, self.changes, self.assigned
+        saved, saved_depth, saved_changes, saved_assigned = self.frame, (self.loop_depth, self.in_try), self.changes, self.assigned
         # A parameter whose default is a name (`layer_type=Block`) holds it unless the caller says otherwise.
         defaults = {p: [(d, ())] for p, d in dotted_defaults(node.args).items()}
-        self.frame, self.loop_depth = Frame(scope, *bound, {p: a for p, a in params if a}, defaults), 0
+        self.frame, self.loop_depth, self.in_try = Frame(scope, *bound, {p: a for p, a in params if a}, defaults), 0, 0
         self.changes, self.assigned = [], set()
         self.block(node.body, (), {}, ())
-        self.frame, self.loop_depth, self.changes, self.assigned = saved, saved_depth, saved_changes, saved_assigned
+        self.frame, (self.loop_depth, self.in_try), self.changes, self.assigned = saved, saved_depth, saved_changes, saved_assigned
 
     def klass(self, node: ast.ClassDef) -> None:
         if self.scopes.at_module:
