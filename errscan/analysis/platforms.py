@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import ast
 
-from errscan.extract.conditions import conjuncts
+from errscan.extract.conditions import conjuncts, parse_expression
+from errscan.extract.unparse import fast_unparse
 from errscan.graph.calls import CallGraph
 from errscan.profiles import Platforms
 
@@ -26,7 +27,7 @@ class PlatformRules:
     def __init__(self, graph: CallGraph, platforms: Platforms | None):
         self.graph = graph
         self.names = frozenset(platforms.names) if platforms else frozenset()
-        self.tests = {ast.unparse(ast.parse(code, mode="eval")): frozenset(names) for code, names in platforms.tests} if platforms else {}
+        self.tests = {fast_unparse(parse_expression(code)): frozenset(names) for code, names in platforms.tests} if platforms else {}
         self.classes = {klass: frozenset(names) for klass, names in platforms.classes} if platforms else {}
         self._codes: dict[str, frozenset[str] | None] = {}
         self._nodes: dict[str, tuple[frozenset[str], str] | None] = {}
@@ -83,14 +84,12 @@ class PlatformRules:
         if not code or not self.tests:
             return None
         if code not in self._codes:
-            try:
-                parts = conjuncts(ast.parse(code, mode="eval").body)
-            except SyntaxError:
-                parts = []
+            tree = parse_expression(code)
+            parts = conjuncts(tree) if tree is not None else []
             found = None
             for part in parts:
                 negated = isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.Not)
-                names = self.tests.get(ast.unparse(part.operand if negated else part))
+                names = self.tests.get(fast_unparse(part.operand if negated else part))
                 if names is not None:
                     names = self.names - names if negated else names
                     found = names if found is None else found & names
