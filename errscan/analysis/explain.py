@@ -23,7 +23,7 @@ from errscan.analysis.examples import Examples, run_as_main
 from errscan.analysis.finder import SettingFinder
 from errscan.analysis.knobs import KnobCatalog
 from errscan.analysis.named import advised, decided, flags_in_words
-from errscan.analysis.origins import TIMED, client_field, decided_outside, foreign, keys_passed
+from errscan.analysis.origins import TIMED, client_field, decided_outside, foreign, keys_passed, read_here
 from errscan.analysis.ways import Way, for_part, positive_parts
 from errscan.analysis.solver import Value, rules_out, satisfiable
 from errscan.analysis.wording import ADDRESS, PATH, Raw, phrase_for, user_words
@@ -108,8 +108,9 @@ class Explainer:
             _, advice, facet = outside(error, own, self.profile, module)
             said = " The message carries the underlying error: it says what failed." if cause_in_message(error) and facet else ""
             sent = client_field([local or "", *chain_codes], self.profile) if facet == "peer" else None
-            pointers = [] if sent else \
-                self._pointers(class_settings, facet, path_way) or self._pointers(plugin_settings or {}, facet, None)
+            held = self._pointers(class_settings, facet, path_way)  # of a peer: only an address the failing code uses
+            used = self._pointers(read_here(class_settings, error, module), facet, path_way) if facet == "peer" else held
+            pointers = [] if sent else used if held else self._pointers(plugin_settings or {}, facet, None)
             if sent:  # the peer's address came with the request: the instance's own address settings are not it
                 summary = summary.replace(_UNDECIDED, f"; the other side is the one the request's `{sent}` names")
                 pointed = (Fix(sent, None, f"The other instance is named in the request's `{sent}` (sent by the client "

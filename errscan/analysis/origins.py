@@ -151,3 +151,13 @@ def keys_passed(found: Reach, module: ModuleFacts | None) -> list[str]:
             and last.line <= inner.line <= last.line + 3 and inner.callee.endswith(".get") and inner.literal_args
             and inner.literal_args[0]]
     return list(dict.fromkeys(keys))
+
+
+def read_here(settings: dict[str, list[str]], error: ErrorSite, module: ModuleFacts | None) -> dict[str, list[str]]:
+    """The class's `self.x` settings that the error's function (or a function nested in it) reads: an
+    address the class binds elsewhere is not the one whose failure this reports."""
+    if module is None:
+        return settings
+    read = {c.callee.split(".")[1] for c in module.calls if c.kind == "read" and c.callee.startswith("self.")
+            and (c.caller == error.function or c.caller.startswith(f"{error.function}."))}
+    return {attribute: sources for attribute, sources in settings.items() if attribute in read}

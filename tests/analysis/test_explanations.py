@@ -181,8 +181,8 @@ def test_a_failure_the_peer_reports_is_environment_with_what_to_check_there(expl
     pulled = explained["pulling kv_caches for {response.err_reqs} failed"]
     assert pulled.kind == "environment"
     assert "other instance's log" in pulled.fixes[0].text and "message carries the underlying error" in pulled.fixes[0].text
-    # where the class reads the peer's port from: the setting to check
-    assert [(f.setting, f.carrier) for f in pulled.fixes[1:]] == [("kv_connector_extra_config.side_port", "--kv-transfer-config")]
+    # the class reads a port, but the peer's answer is not sent to it by this code: no setting to check
+    assert [f.setting for f in pulled.fixes[1:]] == []
 
 
 def test_a_class_from_the_users_own_module_is_to_change_as_the_message_asks(explained):
@@ -303,3 +303,14 @@ def test_a_base_method_every_class_of_the_package_overrides_is_reached_from_outs
 
 def test_an_error_of_a_module_run_as_a_program_reproduces_with_python_m(explained):
     assert explained["Unknown rank {rank}"].reproduce == "python -m vllm.kv.run_as_main"
+
+
+def test_a_peer_failure_names_only_the_address_its_own_code_uses(explained):
+    """The class reads its own listening host and the proxy's URL: the worker that fails to send uses
+    neither (no setting decides it), the registration uses the proxy's URL only."""
+    worker = explained["Error in the sender worker"]
+    assert worker.kind == "environment" and "no setting of yours decides it" in worker.summary
+    assert [f.setting for f in worker.fixes if f.setting] == []
+    registered = explained["Failed to register with the proxy server"]
+    assert [f.setting for f in registered.fixes if f.setting] == ["kv_connector_extra_config.proxy_url"]
+    assert "listen_host" not in registered.summary
