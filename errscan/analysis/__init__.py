@@ -287,6 +287,9 @@ def _attribute_reads(graph: CallGraph) -> dict[str, dict[str, list[Source]]]:
     return reads
 
 
+_HELD = re.compile(r"self\.(\w+)\.(\w+)")  # a field of an object the class holds
+
+
 def _codes(settings: dict[str, list[Source]], helpers: HelperSettings) -> dict[str, list[str]]:
     """What `self.x` may hold, as code only: the explanation reads its settings from the code. A
     helper's environment variable (`self.x = get_layout()`, which reads `envs.X`) is written as
@@ -295,6 +298,9 @@ def _codes(settings: dict[str, list[Source]], helpers: HelperSettings) -> dict[s
     codes: dict[str, list[str]] = {}
     for attribute, sources in settings.items():
         found = codes[attribute] = [source.code for source in sources]
+        found += [built for source in sources if (held := _HELD.fullmatch(source.code))  # `self.cfg.x`, cfg built
+                  for made in settings.get(held.group(1), []) if made.code.endswith("()")
+                  if (built := helpers.built_field(made.code, held.group(2), made.module, made.scope))]
         if modules:
             found += [f"{modules[0]}.{knob.name}" for source in sources
                       for knob in helpers.called_in(source.code, source.module, source.scope) if knob.kind == "env"]

@@ -153,11 +153,17 @@ def keys_passed(found: Reach, module: ModuleFacts | None) -> list[str]:
     return list(dict.fromkeys(keys))
 
 
+_CONNECT = re.compile(r"(^|\.)(connect|create_connection|open_connection)$")  # the call that names the other side
+
+
 def read_here(settings: dict[str, list[str]], error: ErrorSite, module: ModuleFacts | None) -> dict[str, list[str]]:
     """The class's `self.x` settings that the error's function (or a function nested in it) reads: an
-    address the class binds elsewhere is not the one whose failure this reports."""
+    address the class binds elsewhere is not the one whose failure this reports; and of those, the
+    ones read where it connects (not an address it only sends along), when it connects itself."""
     if module is None:
         return settings
-    read = {c.callee.split(".")[1] for c in module.calls if c.kind == "read" and c.callee.startswith("self.")
-            and (c.caller == error.function or c.caller.startswith(f"{error.function}."))}
+    calls = [c for c in module.calls if c.caller == error.function or c.caller.startswith(f"{error.function}.")]
+    reads = [c for c in calls if c.kind == "read" and c.callee.startswith("self.")]
+    connecting = {c.line for c in calls if c.kind == "call" and _CONNECT.search(c.callee)}
+    read = {c.callee.split(".")[1] for c in reads if c.line in connecting} or {c.callee.split(".")[1] for c in reads}
     return {attribute: sources for attribute, sources in settings.items() if attribute in read}

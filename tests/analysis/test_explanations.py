@@ -314,3 +314,13 @@ def test_a_peer_failure_names_only_the_address_its_own_code_uses(explained):
     registered = explained["Failed to register with the proxy server"]
     assert [f.setting for f in registered.fixes if f.setting] == ["kv_connector_extra_config.proxy_url"]
     assert "listen_host" not in registered.summary
+
+
+def test_a_peer_address_held_in_a_config_object_built_from_the_extra_config_is_named(explained):
+    """`self.proxy_ip = self.cfg.proxy_ip`, the config built by `PingConfig.from_vllm_config()` from
+    the extra config: the addresses it connects to are named, not the port it only sends along."""
+    ping = explained["Ping to the proxy failed"]
+    assert ping.kind == "environment"
+    (pointer,) = [f for f in ping.fixes if f.setting]
+    assert "`kv_connector_extra_config.proxy_ip`" in pointer.text and "`kv_connector_extra_config.proxy_ping_port`" in pointer.text
+    assert "notify_port" not in pointer.text and "no setting of yours" not in ping.summary
