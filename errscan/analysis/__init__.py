@@ -121,7 +121,7 @@ class _Analysis:
         with_trigger = msgspec.structs.replace(error, trigger=trigger, surfaces_as=self.finder.find(error, node, found.chains))
         plugin_reads = _plugin_reads(graph, self.plugins, trigger.connectors, self.reads)
         explanation = self.explainer.explain(with_trigger, terms, contributions, found, _codes(settings, helpers), module,
-                                             _codes(plugin_reads, helpers))
+                                             _codes(plugin_reads, helpers), _codes(_made_reads(graph, plugin_reads, self.reads), helpers))
         if explanation.kind == "usage" and explanation.fixes and profile.plugin_module_setting and \
                 explanation.fixes[0].setting.endswith(profile.plugin_module_setting):
             # raised for a class of the user's own module: the built-in plugins on the way are not it
@@ -330,6 +330,19 @@ def _plugin_reads(
             for klass in graph.mro(plugin.klass):
                 for attribute, sources in reads.get(klass, {}).items():
                     found.setdefault(attribute, sources)
+    return found
+
+
+def _made_reads(graph: CallGraph, held: dict[str, list[Source]], reads: dict[str, dict[str, list[Source]]]) -> dict[str, list[Source]]:
+    """What the objects a plugin makes itself (`self.scheduler = Scheduler(...)`) read into `self.x`:
+    a lease its scheduler sets decides when its worker forgets a request."""
+    made = [target.rpartition(".")[0] for sources in held.values() for source in sources if source.code.endswith("()")
+            for target, how in graph.resolve_callee(source.module, source.scope, source.code[:-2], None) or () if how == "constructor"]
+    found: dict[str, list[Source]] = {}
+    for klass in dict.fromkeys(made):
+        for base in graph.mro(klass):
+            for attribute, sources in reads.get(base, {}).items():
+                found.setdefault(attribute, sources)
     return found
 
 

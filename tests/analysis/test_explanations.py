@@ -324,3 +324,11 @@ def test_a_peer_address_held_in_a_config_object_built_from_the_extra_config_is_n
     (pointer,) = [f for f in ping.fixes if f.setting]
     assert "`kv_connector_extra_config.proxy_ip`" in pointer.text and "`kv_connector_extra_config.proxy_ping_port`" in pointer.text
     assert "notify_port" not in pointer.text and "no setting of yours" not in ping.summary
+
+
+def test_a_message_that_says_it_expired_names_the_lease_the_plugins_scheduler_reads(explained):
+    """The worker's own condition is a membership test; the message says the request may have expired:
+    the clock decides it, and the lease is read by the scheduler the connector makes, not the worker."""
+    expired = explained["Notification for unrecognized request {req_id} (may have expired)."]
+    assert expired.kind == "environment" and "in time" in expired.summary and "most likely a bug" not in expired.summary
+    assert [f.setting for f in expired.fixes] == ["kv_connector_extra_config.kv_lease_duration"]  # not `engine_ttl`
