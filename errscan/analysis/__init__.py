@@ -304,6 +304,10 @@ def _codes(settings: dict[str, list[Source]], helpers: HelperSettings) -> dict[s
         if modules:
             found += [f"{modules[0]}.{knob.name}" for source in sources
                       for knob in helpers.called_in(source.code, source.module, source.scope) if knob.kind == "env"]
+    for attribute, sources in settings.items():  # `self.cfg.x` read directly: what the built cfg holds in x
+        for made in (s for s in sources if s.code.endswith("()")):
+            for key, built in helpers.built_reads(attribute, made.code, made.module, made.scope).items():
+                codes.setdefault(key, []).append(built)
     return codes
 
 

@@ -143,6 +143,11 @@ class HelperSettings:
                 return fast_unparse(value)
         return None
 
+    def built_reads(self, attribute: str, made: str, module: ModuleFacts, scope: str) -> dict[str, str]:
+        """`self.cfg.x` read in `module`, cfg built by `made`: `cfg.x` -> what the built cfg holds in x."""
+        reads = {c.callee for c in module.calls if c.kind == "read" and c.callee.count(".") == 2 and c.callee.startswith(f"self.{attribute}.")}
+        return {read[5:]: built for read in reads if (built := self.built_field(made, read.rsplit(".", 1)[1], module, scope))}
+
     def _functions(self, module: ModuleFacts, scope: str, callee: str) -> list[str]:
         targets = self.graph.resolve_callee(module, scope, callee, None) or []
         return [t for t, how in targets if t in self.graph.functions and how != "constructor"]

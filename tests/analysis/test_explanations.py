@@ -332,3 +332,10 @@ def test_a_message_that_says_it_expired_names_the_lease_the_plugins_scheduler_re
     expired = explained["Notification for unrecognized request {req_id} (may have expired)."]
     assert expired.kind == "environment" and "in time" in expired.summary and "most likely a bug" not in expired.summary
     assert [f.setting for f in expired.fixes] == ["kv_connector_extra_config.kv_lease_duration"]  # not `engine_ttl`
+
+
+def test_a_timeout_read_from_a_built_config_object_is_named(explained):
+    """`self.cfg.transfer_timeout`, read directly, cfg built by `PingConfig.from_vllm_config()`."""
+    timed_out = explained["Timed out waiting for the transfer"]
+    assert timed_out.kind == "environment"
+    assert [f.setting for f in timed_out.fixes] == ["kv_connector_extra_config.transfer_timeout"]
