@@ -122,7 +122,7 @@ class _Analysis:
         with_trigger = msgspec.structs.replace(error, trigger=trigger, surfaces_as=self.finder.find(error, node, found.chains))
         plugin_reads = _plugin_reads(graph, self.plugins, trigger.connectors, self.reads)
         explanation = self.explainer.explain(with_trigger, terms, contributions, found, _codes(settings, helpers), module,
-                                             _codes(plugin_reads, helpers))
+                                             _codes(plugin_reads, helpers), _codes(_made_reads(graph, plugin_reads, self.reads), helpers))
         if explanation.kind == "usage" and explanation.fixes and profile.plugin_module_setting and \
                 explanation.fixes[0].setting.endswith(profile.plugin_module_setting):
             # raised for a class of the user's own module: the built-in plugins on the way are not it
@@ -288,6 +288,9 @@ def _attribute_reads(graph: CallGraph) -> dict[str, dict[str, list[Source]]]:
     return reads
 
 
+_HELD = re.compile(r"self\.(\w+)\.(\w+)")  # a field of an object the class holds
+
+
 def _codes(settings: dict[str, list[Source]], helpers: HelperSettings) -> dict[str, list[str]]:
     """What `self.x` may hold, as code only: the explanation reads its settings from the code. A
     helper's environment variable (`self.x = get_layout()`, which reads `envs.X`) is written as
@@ -296,9 +299,16 @@ def _codes(settings: dict[str, list[Source]], helpers: HelperSettings) -> dict[s
     codes: dict[str, list[str]] = {}
     for attribute, sources in settings.items():
         found = codes[attribute] = [source.code for source in sources]
+        found += [built for source in sources if (held := _HELD.fullmatch(source.code))  # `self.cfg.x`, cfg built
+                  for made in settings.get(held.group(1), []) if made.code.endswith("()")
+                  if (built := helpers.built_field(made.code, held.group(2), made.module, made.scope))]
         if modules:
             found += [f"{modules[0]}.{knob.name}" for source in sources
                       for knob in helpers.called_in(source.code, source.module, source.scope) if knob.kind == "env"]
+    for attribute, sources in settings.items():  # `self.cfg.x` read directly: what the built cfg holds in x
+        for made in (s for s in sources if s.code.endswith("()")):
+            for key, built in helpers.built_reads(attribute, made.code, made.module, made.scope).items():
+                codes.setdefault(key, []).append(built)
     return codes
 
 
@@ -325,6 +335,19 @@ def _plugin_reads(
             for klass in graph.mro(plugin.klass):
                 for attribute, sources in reads.get(klass, {}).items():
                     found.setdefault(attribute, sources)
+    return found
+
+
+def _made_reads(graph: CallGraph, held: dict[str, list[Source]], reads: dict[str, dict[str, list[Source]]]) -> dict[str, list[Source]]:
+    """What the objects a plugin makes itself (`self.scheduler = Scheduler(...)`) read into `self.x`:
+    a lease its scheduler sets decides when its worker forgets a request."""
+    made = [target.rpartition(".")[0] for sources in held.values() for source in sources if source.code.endswith("()")
+            for target, how in graph.resolve_callee(source.module, source.scope, source.code[:-2], None) or () if how == "constructor"]
+    found: dict[str, list[Source]] = {}
+    for klass in dict.fromkeys(made):
+        for base in graph.mro(klass):
+            for attribute, sources in reads.get(base, {}).items():
+                found.setdefault(attribute, sources)
     return found
 
 

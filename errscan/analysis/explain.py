@@ -23,7 +23,7 @@ from errscan.analysis.examples import Examples, run_as_main
 from errscan.analysis.finder import SettingFinder
 from errscan.analysis.knobs import KnobCatalog
 from errscan.analysis.named import advised, decided, flags_in_words
-from errscan.analysis.origins import TIMED, client_field, decided_outside, foreign, keys_passed
+from errscan.analysis.origins import EXPIRED, TIMED, client_field, decided_outside, foreign, keys_passed, read_here
 from errscan.analysis.ways import Way, for_part, positive_parts
 from errscan.analysis.solver import Value, rules_out, satisfiable
 from errscan.analysis.wording import ADDRESS, PATH, Raw, phrase_for, user_words
@@ -56,7 +56,7 @@ class Explainer:
     def explain(
         self, error: ErrorSite, terms: Condition, contributions: list[tuple[str, str, str]], found: Reach,
         class_settings: dict[str, list[str]], module: ModuleFacts | None = None,
-        plugin_settings: dict[str, list[str]] | None = None,
+        plugin_settings: dict[str, list[str]] | None = None, made_settings: dict[str, list[str]] | None = None,
     ) -> Explanation:
         own = tuple(t for t in terms if not t.other_error)
         earlier = tuple(t.deep for t in terms if t.other_error and not t.pseudo)
@@ -89,7 +89,7 @@ class Explainer:
         kind = self._kind(error, own, ways, fixes)
         chain_codes = [render(chain.condition, "deep") or "" for chain in found.chains]
         outside_of_state = decided_outside(error, local or "", chain_codes, subject, _timing(when), self.profile,
-                                           self._timers(error, class_settings, plugin_settings or {}),
+                                           self._timers(error, class_settings, {**(made_settings or {}), **(plugin_settings or {})}),
                                            lambda receiver: foreign(receiver, class_settings, module, self.profile)) \
             if kind == "internal" else None
         if outside_of_state is not None:
@@ -108,8 +108,9 @@ class Explainer:
             _, advice, facet = outside(error, own, self.profile, module)
             said = " The message carries the underlying error: it says what failed." if cause_in_message(error) and facet else ""
             sent = client_field([local or "", *chain_codes], self.profile) if facet == "peer" else None
-            pointers = [] if sent else \
-                self._pointers(class_settings, facet, path_way) or self._pointers(plugin_settings or {}, facet, None)
+            held = self._pointers(class_settings, facet, path_way)  # of a peer: only an address the failing code uses
+            used = self._pointers(read_here(class_settings, error, module), facet, path_way) if facet == "peer" else held
+            pointers = [] if sent else used if held else self._pointers(plugin_settings or {}, facet, None)
             if sent:  # the peer's address came with the request: the instance's own address settings are not it
                 summary = summary.replace(_UNDECIDED, f"; the other side is the one the request's `{sent}` names")
                 pointed = (Fix(sent, None, f"The other instance is named in the request's `{sent}` (sent by the client "
@@ -167,10 +168,11 @@ class Explainer:
 
     def _timers(self, error: ErrorSite, class_settings: dict[str, list[str]], plugin_settings: dict[str, list[str]]) -> list[Setting]:
         """The timeout or lease settings the class (else the plugin) reads that the message's words name
-        (`lease` in "before lease expired"); another timer of the class may time something else."""
+        (`lease` in "before lease expired", or "expired" alone); another timer of the class may time something else."""
         found = self.settings.read_by_class(class_settings, TIMED) + self.settings.read_by_class(plugin_settings, TIMED)
-        words = set(re.findall(r"[a-z]+", error.message.lower()))
-        return list(dict.fromkeys(s for s in found if words & set(re.split(r"[_-]", s.name.rsplit(".", 1)[-1].lower()))))[:MAX_POINTERS]
+        said = EXPIRED.search(error.message)
+        words = set(re.findall(r"[a-z]+", error.message.lower())) | (_RAN_OUT[said.group(1).lower().startswith("timed")] if said else set())
+        return list(dict.fromkeys(s for s in found if words & {w for w in re.split(r"[_-]", s.name.rsplit(".", 1)[-1].lower()) if TIMED.fullmatch(w)}))[:MAX_POINTERS]
 
     def _own_plugin(self, ways: list[Way]) -> Setting | None:
         """The setting that loads a plugin class from the user's own module, when every way in needs it set."""
@@ -363,6 +365,7 @@ def _same_start(one: str, other: str) -> bool:
 
 
 _UNDECIDED = "; no setting of yours decides it"
+_RAN_OUT = {False: {"lease", "expiry"}, True: {"timeout"}}  # the timers "expired" and "timed out" name
 _PEERS = re.compile(r"\b(remote|local|prefill|decode)\b", re.IGNORECASE)
 
 

@@ -128,6 +128,26 @@ class HelperSettings:
         tree = parse_expression(text)
         return text if tree is not None and not any(isinstance(n, ast.Call) for n in ast.walk(tree)) else None
 
+    def built_field(self, call: str, field: str, module: ModuleFacts, scope: str) -> str | None:
+        """What the object `call` (`Config.from_config()`, code of `scope`) holds in `field`, when the
+        function returns `cls(..., field=value)`: a config object a classmethod builds from the settings."""
+        callee = call[:-2] if call.endswith("()") else None
+        functions = self._functions(module, scope, callee) if callee else []
+        if len(functions) != 1:
+            return None
+        fact, home = self.graph.functions[functions[0]]
+        for ret in self._body(home).get(fact.scope, ([], {}))[0]:
+            tree = parse_expression(ret.expression) if ret.made else None
+            value = next((k.value for k in tree.keywords if k.arg == field), None) if isinstance(tree, ast.Call) else None
+            if value is not None:
+                return fast_unparse(value)
+        return None
+
+    def built_reads(self, attribute: str, made: str, module: ModuleFacts, scope: str) -> dict[str, str]:
+        """`self.cfg.x` read in `module`, cfg built by `made`: `cfg.x` -> what the built cfg holds in x."""
+        reads = {c.callee for c in module.calls if c.kind == "read" and c.callee.count(".") == 2 and c.callee.startswith(f"self.{attribute}.")}
+        return {read[5:]: built for read in reads if (built := self.built_field(made, read.rsplit(".", 1)[1], module, scope))}
+
     def _functions(self, module: ModuleFacts, scope: str, callee: str) -> list[str]:
         targets = self.graph.resolve_callee(module, scope, callee, None) or []
         return [t for t, how in targets if t in self.graph.functions and how != "constructor"]

@@ -21,6 +21,7 @@ from errscan.profiles import Profile
 
 TIMED = re.compile(r"(^|_)(timeout|ttl|lease|duration|deadline|expiry|expires|interval)s?($|_)", re.IGNORECASE)
 _ENVIRON = re.compile(r"\bos\.environ\b|\bgetenv\(")
+EXPIRED = re.compile(r"\b(expired?|expiry|timed out)\b", re.IGNORECASE)  # a message that says a lease or timeout ran out
 _CLOCK = re.compile(r"\btime\.(time|perf_counter|monotonic)(_ns)?\(\)")
 _BODY = re.compile(r"\brequest\.(json|body|form)\(|\w*(json|body)\w*\(\s*request\b")  # what a client sent a server
 
@@ -56,7 +57,7 @@ def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], sub
                 f"that call reports a failure (or that it is full), so its state decides it, not a bug.",
                 Fix("", None, f"Look at the log of `{call}` and of the service it talks to for why it answered {code}; "
                               "check that the service is running, reachable from this host and has room."))
-    if _CLOCK.search(own_code):
+    if _CLOCK.search(own_code) or EXPIRED.search(error.message):  # measured on the clock, or the message says it ran out
         named = " or ".join(f"`{s.name}`" + (f" in `{s.carrier}`" if s.carrier else "") for s in timers)
         raise_it = f" If it is only slow, raise {named}." if named else ""
         fixes = Fix(timers[0].name if timers else "", None,
@@ -151,3 +152,19 @@ def keys_passed(found: Reach, module: ModuleFacts | None) -> list[str]:
             and last.line <= inner.line <= last.line + 3 and inner.callee.endswith(".get") and inner.literal_args
             and inner.literal_args[0]]
     return list(dict.fromkeys(keys))
+
+
+_CONNECT = re.compile(r"(^|\.)(connect|create_connection|open_connection)$")  # the call that names the other side
+
+
+def read_here(settings: dict[str, list[str]], error: ErrorSite, module: ModuleFacts | None) -> dict[str, list[str]]:
+    """The class's `self.x` settings that the error's function (or a function nested in it) reads: an
+    address the class binds elsewhere is not the one whose failure this reports; and of those, the
+    ones read where it connects (not an address it only sends along), when it connects itself."""
+    if module is None:
+        return settings
+    calls = [c for c in module.calls if c.caller == error.function or c.caller.startswith(f"{error.function}.")]
+    reads = [c for c in calls if c.kind == "read" and c.callee.startswith("self.")]
+    connecting = {c.line for c in calls if c.kind == "call" and _CONNECT.search(c.callee)}
+    read = {c.callee.split(".")[1] for c in reads if c.line in connecting} or {c.callee.split(".")[1] for c in reads}
+    return {attribute: sources for attribute, sources in settings.items() if attribute in read}

@@ -181,8 +181,8 @@ def test_a_failure_the_peer_reports_is_environment_with_what_to_check_there(expl
     pulled = explained["pulling kv_caches for {response.err_reqs} failed"]
     assert pulled.kind == "environment"
     assert "other instance's log" in pulled.fixes[0].text and "message carries the underlying error" in pulled.fixes[0].text
-    # where the class reads the peer's port from: the setting to check
-    assert [(f.setting, f.carrier) for f in pulled.fixes[1:]] == [("kv_connector_extra_config.side_port", "--kv-transfer-config")]
+    # the class reads a port, but the peer's answer is not sent to it by this code: no setting to check
+    assert [f.setting for f in pulled.fixes[1:]] == []
 
 
 def test_a_class_from_the_users_own_module_is_to_change_as_the_message_asks(explained):
@@ -303,3 +303,39 @@ def test_a_base_method_every_class_of_the_package_overrides_is_reached_from_outs
 
 def test_an_error_of_a_module_run_as_a_program_reproduces_with_python_m(explained):
     assert explained["Unknown rank {rank}"].reproduce == "python -m vllm.kv.run_as_main"
+
+
+def test_a_peer_failure_names_only_the_address_its_own_code_uses(explained):
+    """The class reads its own listening host and the proxy's URL: the worker that fails to send uses
+    neither (no setting decides it), the registration uses the proxy's URL only."""
+    worker = explained["Error in the sender worker"]
+    assert worker.kind == "environment" and "no setting of yours decides it" in worker.summary
+    assert [f.setting for f in worker.fixes if f.setting] == []
+    registered = explained["Failed to register with the proxy server"]
+    assert [f.setting for f in registered.fixes if f.setting] == ["kv_connector_extra_config.proxy_url"]
+    assert "listen_host" not in registered.summary
+
+
+def test_a_peer_address_held_in_a_config_object_built_from_the_extra_config_is_named(explained):
+    """`self.proxy_ip = self.cfg.proxy_ip`, the config built by `PingConfig.from_vllm_config()` from
+    the extra config: the addresses it connects to are named, not the port it only sends along."""
+    ping = explained["Ping to the proxy failed"]
+    assert ping.kind == "environment"
+    (pointer,) = [f for f in ping.fixes if f.setting]
+    assert "`kv_connector_extra_config.proxy_ip`" in pointer.text and "`kv_connector_extra_config.proxy_ping_port`" in pointer.text
+    assert "notify_port" not in pointer.text and "no setting of yours" not in ping.summary
+
+
+def test_a_message_that_says_it_expired_names_the_lease_the_plugins_scheduler_reads(explained):
+    """The worker's own condition is a membership test; the message says the request may have expired:
+    the clock decides it, and the lease is read by the scheduler the connector makes, not the worker."""
+    expired = explained["Notification for unrecognized request {req_id} (may have expired)."]
+    assert expired.kind == "environment" and "in time" in expired.summary and "most likely a bug" not in expired.summary
+    assert [f.setting for f in expired.fixes] == ["kv_connector_extra_config.kv_lease_duration"]  # not `engine_ttl`
+
+
+def test_a_timeout_read_from_a_built_config_object_is_named(explained):
+    """`self.cfg.transfer_timeout`, read directly, cfg built by `PingConfig.from_vllm_config()`."""
+    timed_out = explained["Timed out waiting for the transfer"]
+    assert timed_out.kind == "environment"
+    assert [f.setting for f in timed_out.fixes] == ["kv_connector_extra_config.transfer_timeout"]
