@@ -15,7 +15,7 @@ from errscan.extract.conditions import (
     Binding, Condition, Env, case_term, conjuncts, loop_term, make_term, negate, render,
     unparse,
 )
-from errscan.extract.dataflow import assigned_by, changed_in_loop, effect_call, forget, mutated_by_call
+from errscan.extract.dataflow import assigned_by, changed_in_loop, effect_call, forget, mutated_by_call, nested_exits
 from errscan.extract.definitions import DefinitionWalk, Frame
 from errscan.extract.facts import (
     AppendFact, AttributeDefault, AttributeRead, AttributeType, CallFact, ClassFact, FunctionFact, ModuleFacts,
@@ -136,6 +136,8 @@ class FactCollector(DefinitionWalk, CallWalk):
                 elif else_exits and not body_exits:
                     raised = isinstance(stmt.orelse[-1], ast.Raise)
                     terms = terms + tuple(replace(make_term(c, env), other_error=raised) for c in conjuncts(stmt.test))
+                if not body_exits:  # `if A: ...; if C: return`: past it, not both
+                    terms = terms + tuple(replace(make_term(test, env), other_error=raised) for test, raised in nested_exits(stmt, self.logs.level))
             elif isinstance(stmt, ast.Assert):
                 terms = terms + tuple(make_term(c, env) for c in conjuncts(stmt.test))
             elif isinstance(stmt, ast.For):

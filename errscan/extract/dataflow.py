@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Iterable
 
-from errscan.extract.astutil import bound_names, child_blocks, dotted
+from errscan.extract.astutil import always_exits, bound_names, child_blocks, dotted
 from errscan.extract.conditions import Condition, Env, is_computed
 
 # Methods that change their receiver: containers' and, by convention, in-place tensor ops (`x.add_()`).
@@ -165,3 +165,43 @@ def effect_call(stmt: ast.stmt) -> ast.Call | None:
         value = stmt.value.value if isinstance(stmt.value, ast.Await) else stmt.value
         return value if isinstance(value, ast.Call) else None
     return None
+
+
+def nested_exits(stmt: ast.If, is_log: Callable[[str | None], object]) -> list[tuple[ast.expr, bool]]:
+    """What holds after an `if A:` whose body does not always leave but holds an `if C: ...; return`
+    (under more `if`s, `if B:`): `not (A and B and C)`, each test read where it ran. Kept only when
+    nothing the path runs after a test changes what that test reads; with whether the exit raises."""
+    found: list[tuple[ast.expr, bool]] = []
+
+    def reads(test: ast.expr) -> set[str]:
+        return {key for key in map(key_of, ast.walk(test)) if key}
+
+    def visit(body: list[ast.stmt], tests: list[tuple[ast.expr, list[ast.stmt]]], after: list[ast.stmt]) -> None:
+        """`tests`: the enclosing tests, each with what runs after it on the way out of `stmt`."""
+        for index, inner in enumerate(body):
+            if not isinstance(inner, ast.If) or inner.orelse:
+                continue
+            rest = body[index + 1:] + after
+            if always_exits(inner.body):
+                runs_after = [(inner.test, rest), *((test, _without(later, inner)) for test, later in tests)]
+                if all(reads(test).isdisjoint(_changed(later, {}, is_log)) for test, later in runs_after):
+                    path = [test for test, _ in tests] + [inner.test]
+                    found.append((ast.UnaryOp(ast.Not(), ast.BoolOp(ast.And(), path)), isinstance(inner.body[-1], ast.Raise)))
+            else:
+                visit(inner.body, [*tests, (inner.test, inner.body + rest)], rest)
+
+    visit(stmt.body, [(stmt.test, stmt.body)], [])
+    return found
+
+
+def _without(body: list[ast.stmt], exit_if: ast.If) -> list[ast.stmt]:
+    """`body` with the exiting `if` (and so its block) left out, at any depth of `if`s."""
+    kept: list[ast.stmt] = []
+    for stmt in body:
+        if stmt is exit_if:
+            continue
+        if isinstance(stmt, ast.If) and any(node is exit_if for node in ast.walk(stmt)):
+            kept.append(ast.If(stmt.test, _without(stmt.body, exit_if), stmt.orelse))
+        else:
+            kept.append(stmt)
+    return kept
