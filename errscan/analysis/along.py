@@ -24,6 +24,7 @@ from errscan.analysis.bindings import _implicit, _short
 from errscan.analysis.helpers import _BUILTINS
 from errscan.analysis.search import FoundChain, call_place, own_condition
 from errscan.analysis.solver import satisfiable
+from errscan.extract.astutil import UNKNOWN_ARGUMENT
 from errscan.extract.conditions import parse_expression
 from errscan.extract.unparse import fast_unparse
 from errscan.graph.calls import CallGraph, CallSite
@@ -61,10 +62,10 @@ class Along:
             reasons.append(next((where for code, where in carried if satisfiable(site, code) is False), carried[-1][1]))
         said = "; ".join(dict.fromkeys(reasons))
         built = ""
-        if lookups and not chain.sites:
+        if lookups:
             places = ", ".join(dict.fromkeys(call_place(s, chain.nodes[0]) for _, s in lookups))
-            built = f"`{chain.nodes[0].rsplit('.', 2)[-2]}` is built only by the lookup of the configured class ({places}); "
-        return f"{built}the raise is never reached on this way: what it needs contradicts the check made on the way, at {said}"
+            built = f"`{chain.nodes[0].rsplit('.', 2)[-2]}` is built only by the registry lookup of the configured class ({places}); "
+        return f"{built}the raise is never reached on this way: what it needs contradicts the check made on the way: {said}"
 
     def _lookups_into(self, node: str) -> list[tuple[str, CallSite]]:
         """The registry lookups that construct `node`'s class, when `node` is a plugin's constructor."""
@@ -85,7 +86,7 @@ class Along:
 
     def _step(self, carried: Carried, site: CallSite, caller: str, callee: str) -> Carried:
         code = own_condition(site)
-        where = f"{call_place(site, callee)} (`{_short(code)}`)" if code else call_place(site, callee)
+        where = f"{call_place(site, callee)}, made only if `{_short(code, 240)}`" if code else call_place(site, callee)
         checks = list(carried)
         lookup = self._lookup_fact(site, caller, callee)
         if lookup:
@@ -150,8 +151,9 @@ class Along:
         params = [name for name, _ in fact.params]
         skip = _implicit(fact.decorators, fact.class_qualname, site)
         found: dict[str, str] = {}
-        for name, text in [*zip(params[skip:fact.positional], call.arguments), *call.keywords]:
-            if name in params and name not in fact.rebound and text not in ("*", "**") and parse_expression(text) is not None:
+        positional = call.arguments[: call.arguments.index("*")] if "*" in call.arguments else call.arguments  # `*args`: the rest unknown
+        for name, text in [*zip(params[skip:fact.positional], positional), *call.keywords]:
+            if name in params and name not in fact.rebound and text not in ("*", "**", UNKNOWN_ARGUMENT) and parse_expression(text) is not None:
                 found.setdefault(_deep_name(text, call.condition), name)
         return found
 

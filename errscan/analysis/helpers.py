@@ -119,15 +119,9 @@ class HelperSettings:
         own_self = fact.class_qualname is not None and "staticmethod" not in fact.decorators
         if depth >= MAX_DEPTH or len(fact.params) != int(own_self) or own_self and callee.split(".")[0] != "self":
             return None
-        returns = sorted(self._body(module).get(fact.scope, ([], {}))[0], key=lambda r: r.line)
-        if not returns or any(t.loop or t.pseudo for r in returns for t in r.condition):
+        text = self._returns(module, fact.scope)
+        if text is None:
             return None
-        guards = [" and ".join(f"({t.deep})" for t in r.condition) or "True" for r in returns]
-        if satisfiable(f"not ({guards[-1]})", *(f"not ({g})" for g in guards[:-1])) is not False:
-            return None
-        text = f"({returns[-1].expression})"
-        for ret, guard in zip(returns[-2::-1], guards[-2::-1]):
-            text = f"({ret.expression} if {guard} else {text})"
         text = self._inline(text, module, fact.scope, depth + 1)
         tree = parse_expression(text)
         return text if tree is not None and not any(isinstance(n, ast.Call) for n in ast.walk(tree)) else None
@@ -168,8 +162,19 @@ class HelperSettings:
             given[params[0]] = fast_unparse(call.func.value)
         given.update((k.arg, fast_unparse(k.value)) for k in call.keywords if k.arg in params[skip:])
         given.update((name, default) for name, default in fact.defaults if name not in given)
-        returns = sorted(self._body(module).get(fact.scope, ([], {}))[0], key=lambda r: r.line)
-        if not returns or len(given) != len(params) or any(t.loop or t.pseudo for r in returns for t in r.condition):
+        text = self._returns(module, fact.scope) if len(given) == len(params) else None
+        qualified = qualify(text, function) if text else None
+        tree = parse_expression(qualified) if qualified else None
+        read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} if tree is not None else {"<unparsed>"}
+        if not read <= set(given) | self.graph.index.top_packages | _BUILTINS:
+            return None
+        return substitute(qualified, {name: f"({value})" for name, value in given.items()})  # type: ignore[arg-type]
+
+    def _returns(self, module: ModuleFacts, scope: str) -> str | None:
+        """A function's `return`s as one expression, `a if c else b`; None when it may fall off its
+        end (its last `return` is not the only way left) or a `return` is under a loop or a pseudo-term."""
+        returns = sorted(self._body(module).get(scope, ([], {}))[0], key=lambda r: r.line)
+        if not returns or any(t.loop or t.pseudo for r in returns for t in r.condition):
             return None
         guards = [" and ".join(f"({t.deep})" for t in r.condition) or "True" for r in returns]
         if satisfiable(f"not ({guards[-1]})", *(f"not ({g})" for g in guards[:-1])) is not False:
@@ -177,12 +182,7 @@ class HelperSettings:
         text = f"({returns[-1].expression})"
         for ret, guard in zip(returns[-2::-1], guards[-2::-1]):
             text = f"({ret.expression} if {guard} else {text})"
-        qualified = qualify(text, function)
-        tree = parse_expression(qualified) if qualified else None
-        read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} if tree is not None else {"<unparsed>"}
-        if not read <= set(given) | self.graph.index.top_packages | _BUILTINS:
-            return None
-        return substitute(qualified, {name: f"({value})" for name, value in given.items()})  # type: ignore[arg-type]
+        return text
 
     def built_field(self, call: str, field: str, module: ModuleFacts, scope: str) -> str | None:
         """What the object `call` (`Config.from_config()`, code of `scope`) holds in `field`, when the
