@@ -18,6 +18,7 @@ checks of those calls come first.
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from errscan.analysis.bindings import _implicit, _short
@@ -41,6 +42,7 @@ class Along:
                  lookups: frozenset[tuple[str, str]]):
         self.graph, self.helpers, self.plugins, self.setting, self.lookups = graph, helpers, plugins, setting, lookups
         self._steps: dict[tuple, Carried] = {}  # chains of one function share their steps
+        self._canonical: dict[tuple[str, str], str | None] = {}  # and sites of one function their conditions
 
     def contradicted(self, chain: FoundChain, site_code: str | None, target: str) -> str | None:
         """Why the checks carried along `chain` contradict the site's condition (`site_code`, in
@@ -57,6 +59,7 @@ class Along:
             carried = prefix
             for caller, callee, step in zip(chain.nodes, chain.nodes[1:], chain.sites):
                 carried = self._carried(carried, step, caller, callee)
+            carried = _touching(site, carried)
             if not carried or satisfiable(site, *(code for code, _ in carried)) is not False:
                 return None
             reasons.append(next((where for code, where in carried if satisfiable(site, code) is False), carried[-1][1]))
@@ -106,6 +109,12 @@ class Along:
 
     def canonical(self, code: str, function: str) -> str | None:
         """`code` (of `function`) with each name of the package written qualified."""
+        key = (code, function)
+        if key not in self._canonical:
+            self._canonical[key] = self._qualified(code, function)
+        return self._canonical[key]
+
+    def _qualified(self, code: str, function: str) -> str | None:
         tree = _fresh(code)
         if tree is None or function not in self.graph.functions:
             return None
@@ -255,3 +264,31 @@ def _fresh(code: str) -> ast.expr | None:
         return ast.parse(code, mode="eval").body
     except SyntaxError:
         return None
+
+
+def _touching(site: str, carried: Carried) -> Carried:
+    """The checks that share a value with the site's condition, or with a check that does. Leaving
+    the others out only proves less (they can contradict the site only together with each other,
+    which the search's own step checks mostly rule out), and spares the solver most of its work."""
+    reads = [(_values(code), (code, where)) for code, where in carried]
+    seen = _values(site)
+    kept: set[int] = set()
+    grew = True
+    while grew:
+        grew = False
+        for position, (values, _) in enumerate(reads):
+            if position not in kept and values & seen:
+                kept.add(position)
+                seen |= values
+                grew = True
+    return tuple(check for position, (_, check) in enumerate(reads) if position in kept)
+
+
+@lru_cache(maxsize=1 << 14)
+def _values(code: str) -> frozenset[str]:
+    """The values `code` reads, each as its whole dotted path (`cfg.a.b`, not `cfg`)."""
+    tree = parse_expression(code)
+    if tree is None:
+        return frozenset()
+    inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    return frozenset(fast_unparse(n) for n in ast.walk(tree) if isinstance(n, (ast.Name, ast.Attribute)) and id(n) not in inner)
