@@ -22,6 +22,7 @@ from errscan.analysis.chains import Reach, reach, select
 from errscan.analysis.search import FoundChain, conjoin
 from errscan.analysis.chunks import ChunkMap, chunk_sites, in_order
 from errscan.analysis.dispatch import Dispatch
+from errscan.analysis.along import Along
 from errscan.analysis.entries import Entry, Plugin, find_entries, find_plugins, plugin_lookups
 from errscan.analysis.explain import Explainer
 from errscan.analysis.helpers import HelperSettings
@@ -87,6 +88,7 @@ class _Analysis:
         catalog = KnobCatalog.build(graph, profile)
         self.explainer = Explainer(catalog, profile, graph)
         self.helpers = HelperSettings(graph, catalog, profile)
+        self.along = Along(graph, self.helpers, self.plugins, profile.plugin_setting, self.lookups)
         self.reads = _attribute_reads(graph)
         self.dispatch = Dispatch(graph)
         self.platforms = PlatformRules(graph, profile.platforms)
@@ -114,7 +116,8 @@ class _Analysis:
         terms, contributions = _site_terms(raw, module)
         terms = helpers.inlined(terms, module, "" if raw.function == "<module>" else raw.function)
         local = render(terms, "deep")
-        found = select(searched, lambda values: conditions_hold(local, values, f"line {raw.line}"))
+        found = select(searched, lambda values: conditions_hold(local, values, f"line {raw.line}"),
+                       lambda chain: self.along.contradicted(chain, local, node))
         trigger = _trigger(error, raw, module, terms, contributions, found, helpers, self.plugin_count, settings)
         if error.kind != "log" and error.exception:
             exception = graph.qualify(module, "" if raw.function == "<module>" else raw.function, error.exception) or error.exception

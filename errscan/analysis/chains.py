@@ -122,13 +122,15 @@ def _closed(graph: CallGraph, target: str, tree: Tree, named: Callable[[str], in
     return all(state in reached for state, following in tree.toward.items() if following == (target, None, frozenset()))
 
 
-def select(found: Reach, final: Callable[[Values], Verdict]) -> Reach:
+def select(found: Reach, final: Callable[[Values], Verdict], along: Callable[[FoundChain], str | None] | None = None) -> Reach:
     """The chains of one site: per entry point, the shortest whose last step `final` (the site's
-    own condition, under the values carried) does not rule out; the entries none of whose chains
+    own condition, under the values carried) does not rule out, nor `along` (why the checks made
+    on the way contradict the site's, if they do: `along.py`); the entries none of whose chains
     can be taken are left out of `entries` and their chain kept in `infeasible`."""
+    judge = _with_along(final, along)
     chosen, infeasible = [], []
     for node, candidates in found.candidates.items():
-        verdicts = [(chain, final(chain.values)) for chain in candidates]
+        verdicts = [(chain, judge(chain)) for chain in candidates]
         taken = next(((c, v) for c, v in verdicts if v[0] is not False), None)
         if taken is not None:
             chosen.append(_judged(*taken))
@@ -139,7 +141,7 @@ def select(found: Reach, final: Callable[[Values], Verdict]) -> Reach:
     covered = {way_in(chain) for chain in shown}
     ways = 0
     for way in found.ways:
-        judged = _judged(way, final(way.values))
+        judged = _judged(way, judge(way))
         if ways < MAX_WAYS and judged.satisfiable is not False and way_in(way) not in covered:
             covered.add(way_in(way))
             shown.append(judged)
@@ -149,6 +151,15 @@ def select(found: Reach, final: Callable[[Values], Verdict]) -> Reach:
     unique = {(chain.entry.node, way_in(chain)): chain for chain in [*found.turned[::-1], *infeasible[::-1]]}
     kept = tuple(sorted(unique.values(), key=_length)[:MAX_CHAINS])
     return replace(found, entries=entries, chains=tuple(shown), infeasible=kept)
+
+
+def _with_along(final: Callable[[Values], Verdict], along: Callable[[FoundChain], str | None] | None) -> Callable[[FoundChain], Verdict]:
+    def verdict(chain: FoundChain) -> Verdict:
+        own = final(chain.values)
+        why = along(chain) if own[0] is not False and along is not None else None
+        return (False, why) if why else own
+
+    return verdict
 
 
 def _judged(chain: FoundChain, verdict: Verdict) -> FoundChain:

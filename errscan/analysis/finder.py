@@ -74,8 +74,9 @@ class SettingFinder:
         if tree is None:
             return ()
         found: dict[str, Setting] = {}
+        unread = {id(n) for iterable in _unread_iterables(tree) for n in ast.walk(iterable)}
         for node in ast.walk(tree):
-            setting = self.setting_at(node, class_settings)
+            setting = self.setting_at(node, class_settings) if id(node) not in unread else None
             if setting is not None:
                 found.setdefault(setting.code, setting)
         return tuple(found.values())
@@ -131,6 +132,21 @@ class SettingFinder:
             if setting is not None:
                 return setting, f"{code} {op} {value}"
         return None
+
+
+def _unread_iterables(tree: ast.expr) -> list[ast.expr]:
+    """The iterables of the loops in `tree` whose items the test never reads (`any(T for r in
+    ranks(tp))`, T not reading `r`): they only repeat one test, so what they are computed from
+    decides nothing of it (only whether there is an item at all)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
+            for position, generator in enumerate(node.generators):
+                targets = {n.id for n in ast.walk(generator.target) if isinstance(n, ast.Name)}
+                later = [node.elt, *generator.ifs, *(part for g in node.generators[position + 1:] for part in (g.iter, *g.ifs))]
+                if not targets & {n.id for part in later for n in ast.walk(part) if isinstance(n, ast.Name)}:
+                    found.append(generator.iter)
+    return found
 
 
 def _self_attribute(node: ast.AST) -> str | None:

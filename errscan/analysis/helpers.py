@@ -16,8 +16,11 @@ is a setting it only passes on to another call (`make(cfg.x)`): errscan does not
 from __future__ import annotations
 
 import ast
+import builtins
 from dataclasses import replace
+from typing import Callable
 
+from errscan.analysis.bindings import substitute
 from errscan.analysis.knobs import KnobCatalog, knobs_in
 from errscan.analysis.solver import satisfiable
 from errscan.extract.conditions import Condition, parse_expression
@@ -28,6 +31,7 @@ from errscan.model import Knob
 from errscan.profiles import Profile
 
 MAX_DEPTH = 3
+_BUILTINS = frozenset(dir(builtins))
 
 
 class HelperSettings:
@@ -115,7 +119,61 @@ class HelperSettings:
         own_self = fact.class_qualname is not None and "staticmethod" not in fact.decorators
         if depth >= MAX_DEPTH or len(fact.params) != int(own_self) or own_self and callee.split(".")[0] != "self":
             return None
-        returns = sorted(self._body(module).get(fact.scope, ([], {}))[0], key=lambda r: r.line)
+        text = self._returns(module, fact.scope)
+        if text is None:
+            return None
+        text = self._inline(text, module, fact.scope, depth + 1)
+        tree = parse_expression(text)
+        return text if tree is not None and not any(isinstance(n, ast.Call) for n in ast.walk(tree)) else None
+
+    def applied(self, expression: str, module: ModuleFacts, scope: str, qualify: Callable[[str, str], str | None]) -> str | None:
+        """`expression` (code of `scope`) with each call of a helper of the tree that passes arguments
+        replaced by what the helper returns, `a if c else b` over its `return`s, its parameters
+        replaced by the arguments and its own names by `qualify(code, helper)`; None if it does not parse.
+        Only a helper every way out of which is a `return` whose value and conditions read its
+        parameters and names of the package alone."""
+        try:
+            tree = ast.parse(expression, mode="eval")  # its own tree: it is rewritten
+        except SyntaxError:
+            return None
+        helpers = self
+
+        class _Apply(ast.NodeTransformer):
+            def visit_Call(self, node: ast.Call) -> ast.expr:
+                self.generic_visit(node)
+                callee = _dotted(node.func) if node.args or node.keywords else None
+                functions = helpers._functions(module, scope, callee) if callee else []
+                returned = helpers._given(functions[0], node, qualify) if len(functions) == 1 else None
+                return node if returned is None else ast.parse(returned, mode="eval").body
+
+        return fast_unparse(_Apply().visit(tree))
+
+    def _given(self, function: str, call: ast.Call, qualify: Callable[[str, str], str | None]) -> str | None:
+        """What `call` of `function` gives, its arguments substituted (see `applied`)."""
+        fact, module = self.graph.functions[function]
+        params = [name for name, _ in fact.params]
+        own = fact.class_qualname is not None and "staticmethod" not in fact.decorators
+        head = _dotted(call.func).split(".")[0]  # type: ignore[union-attr]
+        skip = int(own and ("classmethod" in fact.decorators or head in ("self", "cls")))
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords) or fact.rebound:
+            return None
+        given = dict(zip(params[skip:fact.positional], (fast_unparse(a) for a in call.args)))
+        if skip and isinstance(call.func, ast.Attribute):  # `self`/`cls` is what the method is called on
+            given[params[0]] = fast_unparse(call.func.value)
+        given.update((k.arg, fast_unparse(k.value)) for k in call.keywords if k.arg in params[skip:])
+        given.update((name, default) for name, default in fact.defaults if name not in given)
+        text = self._returns(module, fact.scope) if len(given) == len(params) else None
+        qualified = qualify(text, function) if text else None
+        tree = parse_expression(qualified) if qualified else None
+        read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} if tree is not None else {"<unparsed>"}
+        if not read <= set(given) | self.graph.index.top_packages | _BUILTINS:
+            return None
+        return substitute(qualified, {name: f"({value})" for name, value in given.items()})  # type: ignore[arg-type]
+
+    def _returns(self, module: ModuleFacts, scope: str) -> str | None:
+        """A function's `return`s as one expression, `a if c else b`; None when it may fall off its
+        end (its last `return` is not the only way left) or a `return` is under a loop or a pseudo-term."""
+        returns = sorted(self._body(module).get(scope, ([], {}))[0], key=lambda r: r.line)
         if not returns or any(t.loop or t.pseudo for r in returns for t in r.condition):
             return None
         guards = [" and ".join(f"({t.deep})" for t in r.condition) or "True" for r in returns]
@@ -124,9 +182,7 @@ class HelperSettings:
         text = f"({returns[-1].expression})"
         for ret, guard in zip(returns[-2::-1], guards[-2::-1]):
             text = f"({ret.expression} if {guard} else {text})"
-        text = self._inline(text, module, fact.scope, depth + 1)
-        tree = parse_expression(text)
-        return text if tree is not None and not any(isinstance(n, ast.Call) for n in ast.walk(tree)) else None
+        return text
 
     def built_field(self, call: str, field: str, module: ModuleFacts, scope: str) -> str | None:
         """What the object `call` (`Config.from_config()`, code of `scope`) holds in `field`, when the

@@ -166,6 +166,10 @@ VLLM = Profile(
         Phase((), "when the server handles a request to the route", "the API server", ("route",)),
         Phase((), "when the command runs", "the command's process", ("command",)),
         Phase((), "when the program calls the `LLM` class", "the program's process", ("api",)),
+        # EngineCore.__init__ (v1/engine/core.py) builds the executor and the scheduler and runs the
+        # KV connectors' handshake once, before the first step; the executor's and scheduler's own
+        # `__init__` run then too.
+        Phase(("__init__",), "at engine start-up (when the engine core is built)", "the engine core", ("engine-step",)),
         Phase((), "at each engine step", "the engine core", ("engine-step",)),
         Phase((), "when the fused-MoE kernel is chosen or runs", "each worker", ("moe-kernel",)),
         Phase((), "when torch.compile compiles the model", "each worker", ("compile",)),

@@ -339,3 +339,9 @@ def test_a_timeout_read_from_a_built_config_object_is_named(explained):
     timed_out = explained["Timed out waiting for the transfer"]
     assert timed_out.kind == "environment"
     assert [f.setting for f in timed_out.fixes] == ["kv_connector_extra_config.transfer_timeout"]
+
+
+def test_a_value_read_only_by_a_loop_whose_test_reads_no_item_decides_nothing(explained):
+    loop = explained["loop hash mismatch with the remote"]
+    assert "enforce_loop_hash" in loop.summary
+    assert "tensor-parallel-size" not in loop.summary and "It also depends" not in loop.summary

@@ -37,3 +37,12 @@ def test_a_reachable_error_says_so(analysis_catalog):
     (error,) = [e for e in analysis_catalog.errors if e.function == "PlainConnector._validate"]
     assert error.trigger.reachable is True and error.trigger.satisfiable is True
     assert all(chain.satisfiable is not False for chain in error.trigger.chains)
+
+
+def test_a_check_the_factory_made_by_a_helper_with_arguments_rules_out_the_plugins_assert(analysis_catalog):
+    (error,) = [e for e in analysis_catalog.errors if e.message == "strict mode needs every child to support it"]
+    trigger = error.trigger
+    assert trigger.satisfiable is True and not trigger.chains and trigger.reachable is False
+    assert {chain.path[0].rsplit(".", 2)[-2] for chain in trigger.infeasible_chains} >= {"CheckedConnector"}
+    assert all("checked_factory.py:19" in chain.infeasible for chain in trigger.infeasible_chains)
+    assert error.explanation.kind == "unreachable"

@@ -144,3 +144,11 @@ def test_a_model_imported_per_platform_is_each_platform_s_class():
     for error in by_file.values():
         assert entries(error) == [("model", "SwitchedForCausalLM.__init__")]
         assert plugins(error) == {("architectures", "SwitchedForCausalLM")}
+
+
+def test_an_engine_class_built_at_start_up_is_not_told_as_each_step():
+    """EngineCore.__init__ (an `engine-step` entry class's constructor) runs once, before any step."""
+    from errscan.profiles.vllm import VLLM
+
+    assert VLLM.phase("engine-step", "__init__").when.startswith("at engine start-up")
+    assert VLLM.phase("engine-step", "step").when == "at each engine step"

@@ -65,3 +65,24 @@ def test_a_worker_method_names_only_the_connectors_whose_worker_runs_it(at):
     # a base stub both workers and both schedulers override is run by no connector's object
     assert at("v1/nixl/base_worker.py", 2187).trigger.connectors == ()
     assert at("v1/nixl/base_scheduler.py", 493).trigger.connectors == ()
+
+
+def test_a_plugins_assert_the_factory_checked_first_cannot_fire(at):
+    """KVConnectorFactory.create_connector refuses HMA first unless `supports_hma_config(config)`,
+    which for MultiConnector is `all_children_support_hma(config)` (factory.py:55-60, 131-145): the
+    same test MultiConnector.__init__ asserts (multi_connector.py:191)."""
+    error = at("v1/multi_connector.py", 191)
+    assert not error.trigger.chains and error.trigger.reachable is False and error.trigger.infeasible_chains
+    assert all("factory.py:75" in chain.infeasible for chain in error.trigger.infeasible_chains)
+    assert error.explanation.kind == "unreachable" and error.explanation.example is None
+    # the factory refuses a None kv_transfer_config first too (factory.py:50-51)
+    assert at("v1/base.py", 211).trigger.reachable is False
+
+
+def test_a_loop_over_peer_ranks_whose_test_reads_no_rank_does_not_name_the_tp_size(at):
+    summary = at("v1/nixl/base_worker.py", 667).explanation.summary
+    assert "enforce_handshake_compat" in summary and "tensor-parallel-size" not in summary
+
+
+def test_what_engine_core_init_reaches_happens_at_start_up(at):
+    assert at("v1/base.py", 685).explanation.when.startswith("at engine start-up")

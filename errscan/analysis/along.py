@@ -1,0 +1,294 @@
+"""What the calls of a chain have checked, read where the error is raised.
+
+Each step's condition is a check the program made on the way; when the callee is passed the values
+it tested (`connector_cls(config, ...)` after `if hma and not cls.supports_hma_config(config.kv)`),
+the same check holds of the callee's parameters (`vllm_config`). So each step's condition is
+carried along the chain, rewritten into the next function's parameters where it reads only what
+is passed on (a part that reads anything else is dropped: what is left says less, never more),
+and read with the site's own condition: a chain whose carried checks contradict it cannot end in
+the error (`contradicted`). Names of the package are written qualified, so that one class read
+from two modules is one term. A call of a helper of the package with arguments is replaced by what
+it returns (`HelperSettings.applied`), its arguments substituted; and a class looked up in the
+plugin registry is the configured plugin's: the lookup's argument holds its name in the profile's
+plugin setting (`config.kv_connector == 'MultiConnector'` where the factory builds MultiConnector).
+A plugin's constructor reached as an entry point runs only through the registry's lookups: the
+checks of those calls come first.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from errscan.analysis.bindings import _implicit, _short
+from errscan.analysis.helpers import _BUILTINS
+from errscan.analysis.search import FoundChain, call_place, own_condition
+from errscan.analysis.solver import satisfiable
+from errscan.extract.astutil import UNKNOWN_ARGUMENT
+from errscan.extract.conditions import parse_expression
+from errscan.extract.unparse import fast_unparse
+from errscan.graph.calls import CallGraph, CallSite
+
+if TYPE_CHECKING:
+    from errscan.analysis.entries import Plugin
+    from errscan.analysis.helpers import HelperSettings
+
+Carried = tuple[tuple[str, str], ...]  # (a check, in the current function's parameters; where it was made)
+
+
+class Along:
+    def __init__(self, graph: CallGraph, helpers: HelperSettings, plugins: list[Plugin], setting: str,
+                 lookups: frozenset[tuple[str, str]]):
+        self.graph, self.helpers, self.plugins, self.setting, self.lookups = graph, helpers, plugins, setting, lookups
+        self._steps: dict[tuple, Carried] = {}  # chains of one function share their steps
+        self._canonical: dict[tuple[str, str], str | None] = {}  # and sites of one function their conditions
+
+    def contradicted(self, chain: FoundChain, site_code: str | None, target: str) -> str | None:
+        """Why the checks carried along `chain` contradict the site's condition (`site_code`, in
+        `target`); None when they do not (or nothing is proved)."""
+        if not site_code or not chain.sites and not self._lookups_into(chain.nodes[0]):
+            return None
+        site = self.canonical(site_code, target)
+        if site is None or satisfiable(site) is False:
+            return None
+        lookups = self._lookups_into(chain.nodes[0])
+        prefixes = [self._carried((), s, c, chain.nodes[0]) for c, s in lookups] or [()]
+        reasons = []
+        for prefix in prefixes:
+            carried = prefix
+            for caller, callee, step in zip(chain.nodes, chain.nodes[1:], chain.sites):
+                carried = self._carried(carried, step, caller, callee)
+            carried = _touching(site, carried)
+            if not carried or satisfiable(site, *(code for code, _ in carried)) is not False:
+                return None
+            reasons.append(next((where for code, where in carried if satisfiable(site, code) is False), carried[-1][1]))
+        said = "; ".join(dict.fromkeys(reasons))
+        built = ""
+        if lookups:
+            places = ", ".join(dict.fromkeys(call_place(s, chain.nodes[0]) for _, s in lookups))
+            built = f"`{chain.nodes[0].rsplit('.', 2)[-2]}` is built only by the registry lookup of the configured class ({places}); "
+        return f"{built}the raise is never reached on this way: what it needs contradicts the check made on the way: {said}"
+
+    def _lookups_into(self, node: str) -> list[tuple[str, CallSite]]:
+        """The registry lookups that construct `node`'s class, when `node` is a plugin's constructor."""
+        if not node.endswith(".__init__"):
+            return []
+        return [(caller, site) for caller in sorted(self.graph.graph.pred.get(node, ())) if (caller, node) in self.lookups
+                for site in self.graph.graph[caller][node]["sites"]]
+
+    def _carried(self, carried: Carried, site: CallSite, caller: str, callee: str) -> Carried:
+        """The checks known in `callee` once `caller` calls it at `site` (none where either is no
+        function: module-level code)."""
+        if caller not in self.graph.functions or callee not in self.graph.functions:
+            return ()
+        key = (carried, site.path, site.line, site.resolution, site.call.arguments if site.call else None, caller, callee)
+        if key not in self._steps:
+            self._steps[key] = self._step(carried, site, caller, callee)
+        return self._steps[key]
+
+    def _step(self, carried: Carried, site: CallSite, caller: str, callee: str) -> Carried:
+        code = own_condition(site)
+        where = f"{call_place(site, callee)}, made only if `{_short(code, 240)}`" if code else call_place(site, callee)
+        checks = list(carried)
+        lookup = self._lookup_fact(site, caller, callee)
+        if lookup:
+            checks.append((lookup, where))
+        applied = self.helpers.applied(code, *self._home(caller), self.canonical) if code else None
+        qualified = self.canonical(applied, caller) if applied else None
+        if qualified:
+            checks.append((_settled(qualified, tuple(c for c, _ in checks)), where))
+        mapping = self._passed(site, caller, callee)
+        params = self._params(callee)
+        moved = []
+        for check, made in checks:
+            for part in _conjuncts(_renamed(check, mapping)):
+                if _names(part) <= params | self.graph.index.top_packages | _BUILTINS:
+                    moved.append((part, made))
+        return tuple(dict.fromkeys(moved))
+
+    def canonical(self, code: str, function: str) -> str | None:
+        """`code` (of `function`) with each name of the package written qualified."""
+        key = (code, function)
+        if key not in self._canonical:
+            self._canonical[key] = self._qualified(code, function)
+        return self._canonical[key]
+
+    def _qualified(self, code: str, function: str) -> str | None:
+        tree = _fresh(code)
+        if tree is None or function not in self.graph.functions:
+            return None
+        module, scope = self._home(function)
+        params = self._params(function)
+        graph = self.graph
+
+        class _Qualify(ast.NodeTransformer):
+            def visit_Name(self, node: ast.Name) -> ast.expr:
+                if node.id in params or not isinstance(node.ctx, ast.Load):
+                    return node
+                qualified = graph.qualify(module, scope, node.id)
+                known = qualified in graph.index.classes or qualified in graph.functions or qualified in graph.index.modules
+                if known and qualified != node.id:
+                    return ast.parse(qualified, mode="eval").body
+                return node
+
+        return fast_unparse(_Qualify().visit(tree))
+
+    def _lookup_fact(self, site: CallSite, caller: str, callee: str) -> str | None:
+        """`arg.<setting> in (names)` for a call of a class looked up in the registry by `arg`."""
+        call = site.call
+        if (caller, callee) not in self.lookups or call is None or not self.setting or len(call.aliases) != 1:
+            return None
+        made = call.aliases[0][0]
+        if not made or not made.endswith("()"):
+            return None
+        lookup = next((c for c in self._home(caller)[0].calls if c.caller == call.caller and c.callee == made[:-2]
+                       and c.kind == "call" and c.arguments), None)
+        method = callee.rsplit(".", 1)[1]
+        names = sorted({p.name for p in self.plugins if self.graph.lookup_method(p.klass, method) == callee})
+        if lookup is None or not names or lookup.arguments[0].startswith("*"):
+            return None
+        argument = _deep_name(lookup.arguments[0], call.condition)
+        return f"{argument}.{self.setting} in ({', '.join(repr(n) for n in names)},)"
+
+    def _passed(self, site: CallSite, caller: str, callee: str) -> dict[str, str]:
+        """Code of the caller (as its conditions' deep form writes it) -> the callee's parameter it is passed as."""
+        call, entry = site.call, self.graph.functions.get(callee)
+        if call is None or entry is None or call.kind != "call":
+            return {}
+        fact = entry[0]
+        params = [name for name, _ in fact.params]
+        skip = _implicit(fact.decorators, fact.class_qualname, site)
+        found: dict[str, str] = {}
+        positional = call.arguments[: call.arguments.index("*")] if "*" in call.arguments else call.arguments  # `*args`: the rest unknown
+        for name, text in [*zip(params[skip:fact.positional], positional), *call.keywords]:
+            if name in params and name not in fact.rebound and text not in ("*", "**", UNKNOWN_ARGUMENT) and parse_expression(text) is not None:
+                found.setdefault(_deep_name(text, call.condition), name)
+        return found
+
+    def _params(self, function: str) -> frozenset[str]:
+        entry = self.graph.functions.get(function)
+        return frozenset(name for name, _ in entry[0].params) if entry else frozenset()
+
+    def _home(self, function: str):
+        fact, module = self.graph.functions[function]
+        return module, fact.scope
+
+
+def _deep_name(text: str, condition) -> str:
+    """A local `text` as the condition's deep form writes it (`kv` -> `config.kv` where `kv =
+    config.kv`), read off a term that names it; else `text`."""
+    for term in condition:
+        raw, deep = parse_expression(term.raw), parse_expression(term.deep)
+        if raw is None or deep is None:
+            continue
+        found = _aligned(raw, deep, text)
+        if found:
+            return found
+    return text
+
+
+def _aligned(raw: ast.AST, deep: ast.AST, name: str) -> str | None:
+    """What the name `name` of `raw` stands for at the same place of `deep`."""
+    if isinstance(raw, ast.Name) and raw.id == name:
+        return fast_unparse(deep) if isinstance(deep, ast.expr) else None
+    if type(raw) is not type(deep):
+        return None
+    for (_, a), (_, b) in zip(ast.iter_fields(raw), ast.iter_fields(deep)):
+        pairs = zip(a, b) if isinstance(a, list) and isinstance(b, list) else [(a, b)]
+        for x, y in pairs:
+            if isinstance(x, ast.AST) and isinstance(y, ast.AST):
+                found = _aligned(x, y, name)
+                if found:
+                    return found
+    return None
+
+
+def _renamed(code: str, mapping: dict[str, str]) -> str:
+    """`code` with each part written as a key of `mapping` replaced by the name it maps to."""
+    tree = _fresh(code)
+    if tree is None or not mapping:
+        return code
+
+    class _Rename(ast.NodeTransformer):
+        def visit(self, node: ast.AST) -> ast.AST:
+            if isinstance(node, ast.expr) and not isinstance(node, ast.Constant):
+                name = mapping.get(fast_unparse(node))
+                if name is not None:
+                    return ast.Name(name, ast.Load())
+            return self.generic_visit(node)
+
+    return fast_unparse(_Rename().visit(tree))
+
+
+def _conjuncts(code: str) -> list[str]:
+    tree = parse_expression(code)
+    if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And):
+        return [part for value in tree.values for part in _conjuncts(fast_unparse(value))]
+    return [code]
+
+
+def _names(code: str) -> frozenset[str]:
+    """The free names `code` reads (those a comprehension or lambda binds left out)."""
+    tree = parse_expression(code)
+    if tree is None:
+        return frozenset({"<unparsed>"})
+    bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.Lambda) for a in n.args.args}
+    return frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id not in bound)
+
+
+def _settled(code: str, known: tuple[str, ...]) -> str:
+    """`code` with each `a if test else b` whose test the `known` checks decide replaced by its
+    branch: a helper's result on this chain, one expression of what it was given."""
+    tree = _fresh(code)
+    if tree is None or not any(isinstance(n, ast.IfExp) for n in ast.walk(tree)):
+        return code
+
+    class _Settle(ast.NodeTransformer):
+        def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
+            self.generic_visit(node)
+            test = fast_unparse(node.test)
+            if satisfiable(*known, f"not ({test})") is False:
+                return node.body
+            if satisfiable(*known, test) is False:
+                return node.orelse
+            return node
+
+    return fast_unparse(_Settle().visit(tree))
+
+
+def _fresh(code: str) -> ast.expr | None:
+    """A tree of `code` of its own, to be rewritten (`parse_expression`'s are shared)."""
+    try:
+        return ast.parse(code, mode="eval").body
+    except SyntaxError:
+        return None
+
+
+def _touching(site: str, carried: Carried) -> Carried:
+    """The checks that share a value with the site's condition, or with a check that does. Leaving
+    the others out only proves less (they can contradict the site only together with each other,
+    which the search's own step checks mostly rule out), and spares the solver most of its work."""
+    reads = [(_values(code), (code, where)) for code, where in carried]
+    seen = _values(site)
+    kept: set[int] = set()
+    grew = True
+    while grew:
+        grew = False
+        for position, (values, _) in enumerate(reads):
+            if position not in kept and values & seen:
+                kept.add(position)
+                seen |= values
+                grew = True
+    return tuple(check for position, (_, check) in enumerate(reads) if position in kept)
+
+
+@lru_cache(maxsize=1 << 14)
+def _values(code: str) -> frozenset[str]:
+    """The values `code` reads, each as its whole dotted path (`cfg.a.b`, not `cfg`)."""
+    tree = parse_expression(code)
+    if tree is None:
+        return frozenset()
+    inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    return frozenset(fast_unparse(n) for n in ast.walk(tree) if isinstance(n, (ast.Name, ast.Attribute)) and id(n) not in inner)
