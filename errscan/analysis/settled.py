@@ -62,7 +62,7 @@ class SettledAttributes:
         self._stores: dict[str, list[tuple[ModuleFacts, AttributeStore]]] = defaultdict(list)  # attribute -> writes
         self._calls: dict[str, list[tuple[ModuleFacts, CallFact]]] = defaultdict(list)  # last name called -> calls
         self._firsts: dict[tuple[str, str, int], FirstCall] = {}  # (module, scope, line of `C(...)`)
-        self._imported: dict[str, list[str]] = defaultdict(list)  # imported target -> local names
+        self._imported: dict[str, list[tuple[str, str]]] = defaultdict(list)  # class imported -> (module, local name)
         for module in graph.index.modules.values():
             for store in module.attribute_stores:
                 self._stores[store.attribute].append((module, store))
@@ -72,7 +72,7 @@ class SettledAttributes:
                 self._firsts[(module.module, first.scope, first.line)] = first
             for names in module.imports.values():
                 for local, target in names.items():
-                    self._imported[target].append(local)
+                    self._imported[graph.index.canonical(target)].append((module.module, local))
         self._found: dict[str, tuple[Settled, ...]] = {}
 
     def of(self, node: str) -> tuple[Settled, ...]:
@@ -90,7 +90,7 @@ class SettledAttributes:
         if klass not in graph.index.classes or graph.subclasses.get(klass):
             return ()
         made = self._constructions(klass)
-        init = f"{klass}.__init__"
+        init = graph.lookup_method(klass, "__init__") or f"{klass}.__init__"  # its own, or a base's
         if not made or init in graph.functions and self._hands_self(init):
             return ()
         before = nx.descendants(graph.graph, init) | {init} if init in graph.graph else {init}
@@ -117,7 +117,7 @@ class SettledAttributes:
         """Each call of the class, with the setter call that follows it; [] when one is not so."""
         graph, short = self.graph, klass.rsplit(".", 1)[-1]
         found = []
-        for name in {short, *self._imported.get(klass, ())}:
+        for name in {short, *(local for _, local in self._imported.get(klass, ()))}:
             for module, call in self._calls.get(name, ()):
                 qualified = graph.qualify(module, call.caller, call.callee)
                 if qualified is not None and graph.index.canonical(qualified) != klass:
@@ -179,8 +179,7 @@ class SettledAttributes:
         graph = self.graph
         init_scope = graph.functions[setter][0].scope.rsplit(".", 1)[0] + ".__init__"
         owner = graph.functions[setter][1].module
-        naming = {owner} | {m.module for m in graph.index.modules.values() if any(
-            klass in names.values() for names in m.imports.values())}
+        naming = {owner} | {module for module, _ in self._imported.get(klass, ())}
         for module, other in [*self._stores.get(store.attribute, ()), *self._stores.get("*", ())]:
             if other is store or module.module == owner and other.scope == init_scope and other.receiver == "self":
                 continue

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from errscan.extract.astutil import dotted
+from errscan.extract.dataflow import targets_of
 
 _SETTERS = frozenset({"setattr", "delattr", "object.__setattr__", "object.__delattr__"})
 
@@ -15,20 +16,9 @@ def stored(stmt: ast.stmt) -> list[tuple[str, str, str]]:
     """(receiver, attribute, value) for each attribute the statement writes itself (nested blocks
     are read on their own): the receiver and a plain name's value as written, else ""; the
     attribute "*" for a write through `__dict__`."""
-    targets: list[ast.expr] = []
-    if isinstance(stmt, ast.Assign):
-        targets = stmt.targets
-    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) and (stmt.value is not None or isinstance(stmt, ast.AugAssign)):
-        targets = [stmt.target]
-    elif isinstance(stmt, (ast.For, ast.AsyncFor)):
-        targets = [stmt.target]
-    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
-        targets = [item.optional_vars for item in stmt.items if item.optional_vars is not None]
-    elif isinstance(stmt, ast.Delete):
-        targets = stmt.targets
     value = stmt.value.id if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Name) else ""
     found = []
-    for target in targets:
+    for target in targets_of(stmt):
         for node in ast.walk(target):
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
                 found.append((dotted(node.value) or "", node.attr, value))
