@@ -33,7 +33,8 @@ def set_by_call(callee: str, node: ast.Call) -> tuple[str, str] | None:
     args = node.args
     if callee in _SETTERS or callee.endswith((".__setattr__", ".__delattr__")):
         explicit = callee in _SETTERS  # the object is the first argument, else the method's own
-        receiver = (dotted(args[0]) or "" if args else "") if explicit else "self"
+        owner = callee.rsplit(".", 1)[0]  # `obj.__setattr__(...)`; `super().__setattr__(...)` is the object's own
+        receiver = (dotted(args[0]) or "" if args else "") if explicit else "self" if owner == "super()" else owner
         name = args[1 if explicit else 0] if len(args) > (1 if explicit else 0) else None
         written = name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else "*"
         return receiver, written
