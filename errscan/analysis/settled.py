@@ -37,6 +37,9 @@ from errscan.graph.calls import CallGraph, CallSite
 from errscan.graph.index import function_node
 
 
+_SELF = re.compile(r"\bself\b(?!\.)")  # the object itself, not one of its attributes
+
+
 @dataclass(frozen=True)
 class Settled:
     """`self.attribute` is never None in the methods of `klass` but `excluded`."""
@@ -131,22 +134,23 @@ class SettledAttributes:
         return found
 
     def _hands_self(self, init: str) -> bool:
-        """Whether `__init__` passes `self` to a call: the object may be used before the setter."""
+        """Whether `__init__` passes `self` to a call (`f(self)`, `args=(self,)`): the object may be
+        used before the setter."""
         fact, module = self.graph.functions[init]
-        return any(c.caller == fact.scope and ("self" in c.arguments or any(v == "self" for _, v in c.keywords))
+        return any(c.caller == fact.scope and any(_SELF.search(text) for text in [*c.arguments, *(v for _, v in c.keywords)])
                    for c in module.calls)
 
     def _first_effect(self, setter: str, store: AttributeStore, parameter: str) -> bool:
-        """Whether the setter writes the attribute (in its own body) before any call or `return`, and
-        no raise before it can fire when the parameter is not None."""
+        """Whether the setter writes the attribute (in its own body) before any call, property read or
+        `return`, and no raise before it can fire when the parameter is not None."""
         fact, module = self.graph.functions[setter]
-        if any(c.caller == fact.scope and c.kind == "call" and c.line < store.line for c in module.calls) or \
+        if any(c.caller == fact.scope and c.kind != "reference" and c.line < store.line for c in module.calls) or \
                 any(r.scope == fact.scope and r.line < store.line for r in module.returns):
             return False
-        mine = [s for s in module.statements if fact.line < s.line < store.line and s.kind in ("raise", "assert", "assert-nomsg")]
+        mine = [s for s in module.statements if fact.line < s.line < store.line and s.kind != "log"]
         return all(satisfiable(render(s.condition, "deep") or "True", f"{parameter} is not None") is False for s in mine)
 
-    def _given(self, klass: str, made: list, method: str, parameter: str) -> tuple[str, tuple[str, ...]] | None:
+    def _given(self, klass: str, made: list[tuple[ModuleFacts, CallFact, FirstCall]], method: str, parameter: str) -> tuple[str, tuple[str, ...]] | None:
         """What every construction's setter call passes the parameter, when never None; and where.
         The setter is called nowhere else but by `self` in classes unrelated to `klass`."""
         graph, setter = self.graph, f"{klass}.{method}"

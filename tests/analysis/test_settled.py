@@ -15,13 +15,13 @@ def settled():
 def test_an_engine_set_at_once_after_the_only_construction_is_never_none(settled):
     (engine,) = settled.of("calls.two_phase_broken.Good.use")
     assert engine.attribute == "engine" and engine.value == "a `Engine` object"
-    assert engine.places == ("made at two_phase_broken.py:86, given at two_phase_broken.py:87",)
+    assert engine.places == ("made at two_phase_broken.py:104, given at two_phase_broken.py:105",)
     assert ruled_out("self.engine is None", (), (engine,), "Good.use").startswith("`self.engine is None` cannot hold")
     assert ruled_out("self.engine.busy", (), (engine,), "Good.use") is None  # it can still be busy
     assert settled.of("calls.two_phase_broken.Good.set_engine") == ()  # before it sets it, it is None
     assert settled.of("calls.two_phase_broken.Good.__init__") == ()
 
 
-@pytest.mark.parametrize("klass", ["Written", "Passed", "Handed", "Base", "Late"])
+@pytest.mark.parametrize("klass", ["Written", "Passed", "Handed", "Base", "Late", "Escaped"])
 def test_a_broken_rule_says_nothing(settled, klass):
     assert settled.of(f"calls.two_phase_broken.{klass}.use") == ()
