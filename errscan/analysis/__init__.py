@@ -30,6 +30,7 @@ from errscan.analysis.knobs import KnobCatalog, flags_in_message, knobs_in
 from errscan.analysis.plain import plain_words
 from errscan.analysis.platforms import PlatformRules
 from errscan.analysis.related import related_errors
+from errscan.analysis.settled import Settled, SettledAttributes, ruled_out
 from errscan.analysis.solutions import solutions
 from errscan.analysis.solver import satisfiable
 from errscan.analysis.tables import table_plugins
@@ -91,6 +92,7 @@ class _Analysis:
         self.along = Along(graph, self.helpers, self.plugins, profile.plugin_setting, self.lookups)
         self.reads = _attribute_reads(graph)
         self.dispatch = Dispatch(graph)
+        self.settled = SettledAttributes(graph)
         self.platforms = PlatformRules(graph, profile.platforms)
         self.finder = SurfaceFinder(graph, profile, [error for error, _, _ in sites])
         self.per_function: dict[str, tuple[Reach, dict[str, list[Source]]]] = {}  # many sites share a function
@@ -118,7 +120,7 @@ class _Analysis:
         local = render(terms, "deep")
         found = select(searched, lambda values: conditions_hold(local, values, f"line {raw.line}"),
                        lambda chain: self.along.contradicted(chain, local, node))
-        trigger = _trigger(error, raw, module, terms, contributions, found, helpers, self.plugin_count, settings)
+        trigger = _trigger(error, raw, module, terms, contributions, found, helpers, self.plugin_count, settings, self.settled.of(node))
         if error.kind != "log" and error.exception:
             exception = graph.qualify(module, "" if raw.function == "<module>" else raw.function, error.exception) or error.exception
             trigger = msgspec.structs.replace(trigger, http_status=http_status(graph, profile, exception, found))
@@ -184,7 +186,7 @@ def _site_terms(raw: RawSite, module: ModuleFacts) -> tuple[Condition, list[tupl
 
 def _trigger(
     error: ErrorSite, raw: RawSite, module: ModuleFacts, terms: Condition, contributions: list[tuple[str, str, str]],
-    found: Reach, helpers: HelperSettings, plugin_count: int, settings: dict[str, list[Source]],
+    found: Reach, helpers: HelperSettings, plugin_count: int, settings: dict[str, list[Source]], settled: tuple[Settled, ...],
 ) -> Trigger:
     catalog, profile = helpers.catalog, helpers.profile
     condition = render(terms)
@@ -196,8 +198,10 @@ def _trigger(
     deep_parts = _conjuncts(render(own, "deep"))
     chains = tuple(_chain(c, terms) for c in found.chains)
     own_deep = render(own, "deep")
-    holds = satisfiable(own_deep, *(t.deep for t in terms if t.other_error and not t.pseudo)) if own_deep else True
-    reachable, unreachable = _reachability(holds, found)
+    earlier = tuple(t.deep for t in terms if t.other_error and not t.pseudo)
+    holds = satisfiable(own_deep, *earlier) if own_deep else True
+    why = ruled_out(own_deep, earlier, settled, error.function) if holds is not False else None  # attributes settled at construction
+    reachable, unreachable = (False, why) if why else _reachability(holds, found)
     registered = {r.kind for r in profile.registries}
     reached = {(p.name, p.kind, p.setting) for entry in found.entries for p in entry.plugins}
     plugin_names = sorted({name for name, kind, _ in reached if kind in registered})

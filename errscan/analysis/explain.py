@@ -22,6 +22,7 @@ from errscan.analysis.commands import Setting, action, candidates, shown, writte
 from errscan.analysis.examples import Examples, run_as_main
 from errscan.analysis.finder import SettingFinder
 from errscan.analysis.knobs import KnobCatalog
+from errscan.analysis.libraries import library_answer
 from errscan.analysis.named import advised, decided, flags_in_words
 from errscan.analysis.origins import EXPIRED, TIMED, client_field, decided_outside, foreign, keys_passed, read_here
 from errscan.analysis.ways import Way, for_part, positive_parts
@@ -90,7 +91,8 @@ class Explainer:
         chain_codes = [render(chain.condition, "deep") or "" for chain in found.chains]
         outside_of_state = decided_outside(error, local or "", chain_codes, subject, _timing(when), self.profile,
                                            self._timers(error, class_settings, {**(made_settings or {}), **(plugin_settings or {})}),
-                                           lambda receiver: foreign(receiver, class_settings, module, self.profile)) \
+                                           lambda receiver: foreign(receiver, class_settings, module, self.profile),
+                                           lambda code: library_answer(code, self.graph, module, error.function)) \
             if kind == "internal" else None
         if outside_of_state is not None:
             kind, summary, told_fix = outside_of_state

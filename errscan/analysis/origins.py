@@ -28,10 +28,13 @@ _BODY = re.compile(r"\brequest\.(json|body|form)\(|\w*(json|body)\w*\(\s*request
 
 def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], subject: str, timing: str,
                     profile: Profile, timers: list[Setting] = (),  # type: ignore[assignment]
-                    foreign: Callable[[str], bool] = lambda receiver: False) -> tuple[str, str, Fix] | None:
+                    foreign: Callable[[str], bool] = lambda receiver: False,
+                    answered: Callable[[str], tuple[str, str, str] | None] = lambda code: None) -> tuple[str, str, Fix] | None:
     """(kind, summary, fix) for an error no traced setting decides, yet not the program's own state.
     `own_code` and `chain_codes` are deep (locals replaced by what they were set from); `timers`: the
-    timeout or lease settings the class reads; `foreign`: whether an object (as code) is of another package."""
+    timeout or lease settings the class reads; `foreign`: whether an object (as code) is of another package;
+    `answered`: the call into a library outside the package whose result a condition tests
+    (`libraries.library_answer`), the library and what it returned."""
     does = verb(error, subject)
     text = report(error, profile)
     if _ENVIRON.search(own_code):
@@ -57,6 +60,17 @@ def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], sub
                 f"that call reports a failure (or that it is full), so its state decides it, not a bug.",
                 Fix("", None, f"Look at the log of `{call}` and of the service it talks to for why it answered {code}; "
                               "check that the service is running, reachable from this host and has room."))
+    library = answered(own_code)
+    if library is not None:
+        call, name, returned = library
+        call, project = re.sub(r"^self\.", "", call), profile.title or profile.name
+        return ("environment",
+                f"{subject} {does} this{timing} when `{call}` returns {returned}: that value is the answer of "
+                f"`{name}`, a library outside {project}, not {project}'s own state, so the install or the version of "
+                f"`{name}` is the first thing to check.",
+                Fix("", None, f"Check that `{name}` is installed as this {project} release "
+                              f"expects (its package and version, built for this machine) and look at its log for why "
+                              f"`{call}` returned {returned}. If it is as expected, {text[0].lower()}{text[1:]}"))
     if _CLOCK.search(own_code) or EXPIRED.search(error.message):  # measured on the clock, or the message says it ran out
         named = " or ".join(f"`{s.name}`" + (f" in `{s.carrier}`" if s.carrier else "") for s in timers)
         raise_it = f" If it is only slow, raise {named}." if named else ""

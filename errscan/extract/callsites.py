@@ -8,8 +8,9 @@ import ast
 from errscan.extract.astutil import argument_text, dotted
 from errscan.extract.conditions import Condition, unparse
 from errscan.extract.dataflow import mutated_by_call
-from errscan.extract.facts import AppendFact, CallFact
+from errscan.extract.facts import AppendFact, AttributeStore, CallFact
 from errscan.extract.holders import held, iterated
+from errscan.extract.stores import set_by_call
 
 # Nodes that hold no call, or whose calls belong to another scope.
 _LEAVES = frozenset({
@@ -84,6 +85,9 @@ class CallWalk:
         if type(node.func) is ast.Attribute and not self.in_lambda:
             self.changes.extend((k, False) for k in mutated_by_call(node, self.logs.level) if k in self.frame.bound or k[:5] == "self.")
         callee = _callee_text(node.func)
+        written = set_by_call(callee, node) if callee else None
+        if written is not None:
+            self.attribute_stores.append(AttributeStore(self.frame.scope, *written, node.lineno))
         arguments = tuple(self.argument(a) for a in node.args)
         keywords = tuple((k.arg or "**", self.argument(k.value)) for k in node.keywords)
         for key, argument in [*enumerate(node.args), *((k.arg, k.value) for k in node.keywords)]:

@@ -18,14 +18,15 @@ from errscan.extract.conditions import (
 from errscan.extract.dataflow import assigned_by, changed_in_loop, effect_call, forget, mutated_by_call, nested_exits
 from errscan.extract.definitions import DefinitionWalk, Frame
 from errscan.extract.facts import (
-    AppendFact, AttributeDefault, AttributeRead, AttributeType, CallFact, ClassFact, FunctionFact, ModuleFacts,
-    ReturnFact, StatementPosition, TableFact, TryFact,
+    AppendFact, AttributeDefault, AttributeRead, AttributeStore, AttributeType, CallFact, ClassFact, FirstCall, FunctionFact,
+    ModuleFacts, ReturnFact, StatementPosition, TableFact, TryFact,
 )
 from errscan.extract.guarded import caught_names, handler_term
 from errscan.extract.handlers import try_fact
 from errscan.extract.holders import alternatives
 from errscan.extract.logcalls import GENERIC, LogCalls
 from errscan.extract.names import ScopeStack
+from errscan.extract.stores import first_call, stored
 from errscan.extract.unparse import fast_unparse
 
 # Statements that bind or change locals at their own level (`dataflow.assigned_by`).
@@ -54,6 +55,8 @@ class FactCollector(DefinitionWalk, CallWalk):
         self.attribute_types: list[AttributeType] = []
         self.attribute_reads: list[AttributeRead] = []
         self.attribute_defaults: list[AttributeDefault] = []
+        self.attribute_stores: list[AttributeStore] = []
+        self.first_calls: list[FirstCall] = []
         # (function scope, local) -> what it was assigned, printed only when a `return` reads it
         self.local_values: dict[tuple[str, str], list[ast.expr]] = {}
         self.statements: list[StatementPosition] = []
@@ -70,6 +73,7 @@ class FactCollector(DefinitionWalk, CallWalk):
         self.loops: dict[int, frozenset[str]] = {}  # id of a loop -> what its body changes (`dataflow`)
         self.in_lambda = 0  # lambda bodies around the expression being read (`expressions`)
         self.in_try = 0  # `try` bodies with handlers around the statement being read
+        self.top_body: list[ast.stmt] | None = None  # the statements of the function being read, not nested
 
     def collect(self, tree: ast.Module, names: tuple[frozenset[str], frozenset[str]] | None = None) -> ModuleFacts:
         """The module's facts; `names` are its `bindings` when the caller has them already."""
@@ -97,6 +101,8 @@ class FactCollector(DefinitionWalk, CallWalk):
             tries=tuple(self.tries),
             alternatives=alternatives(self.imports),
             imported=tuple(dict.fromkeys(self.imported)),  # each once, in the order first loaded
+            attribute_stores=tuple(self.attribute_stores),
+            first_calls=tuple(self.first_calls),
         )
 
     def qualify_scope(self, scope: str) -> str:
@@ -108,15 +114,20 @@ class FactCollector(DefinitionWalk, CallWalk):
         changes = self.changes
         start = len(changes)
         outer = dict(self.frame.built)  # what this block builds holds only in it
-        for stmt in body:
+        for position, stmt in enumerate(body):
             mark = len(changes)
             self.statement(stmt, terms, env, partial)
             kind = type(stmt)
+            if position + 1 < len(body) and (first := first_call(stmt, body[position + 1])):
+                self.first_calls.append(FirstCall(self.frame.scope, *first))
             if kind is ast.Expr:
                 call = effect_call(stmt)
                 if call is not None:
                     changes.extend((k, False) for k in mutated_by_call(call, self.logs.level, True) if k in self.frame.bound or k[:5] == "self.")
             elif kind in _BINDING:
+                always = body is self.top_body and kind not in (ast.For, ast.AsyncFor)
+                self.attribute_stores += [AttributeStore(self.frame.scope, receiver, attribute, stmt.lineno, value, always)
+                                          for receiver, attribute, value in stored(stmt)]
                 bound, changed = assigned_by(stmt)
                 once = self.frame.once  # a first and only assignment replaces nothing
                 changes.extend([*((k, True) for k in bound if k not in once), *((k, False) for k in changed)])

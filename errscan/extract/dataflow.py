@@ -75,22 +75,26 @@ def _logs(callee: str | None) -> bool:
     return method.removesuffix("_once") in _LOG_METHODS
 
 
+def targets_of(stmt: ast.stmt) -> list[ast.expr]:
+    """What a statement assigns (or deletes) at its own level: nested blocks are walked on their own."""
+    if isinstance(stmt, ast.Assign):
+        return stmt.targets
+    if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) and (stmt.value is not None or isinstance(stmt, ast.AugAssign)):
+        return [stmt.target]
+    if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        return [stmt.target]
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        return [item.optional_vars for item in stmt.items if item.optional_vars is not None]
+    if isinstance(stmt, ast.Delete):
+        return stmt.targets
+    return []
+
+
 def assigned_by(stmt: ast.stmt) -> tuple[list[str], list[str]]:
     """(names a statement binds anew, names whose value it changes in place) at its own level:
     nested blocks are walked on their own."""
-    targets: list[ast.expr] = []
-    if isinstance(stmt, ast.Assign):
-        targets = stmt.targets
-    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) and (stmt.value is not None or isinstance(stmt, ast.AugAssign)):
-        targets = [stmt.target]
-    elif isinstance(stmt, (ast.For, ast.AsyncFor)):
-        targets = [stmt.target]
-    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
-        targets = [item.optional_vars for item in stmt.items if item.optional_vars is not None]
-    elif isinstance(stmt, ast.Delete):
-        targets = stmt.targets
     bound, changed = [], []
-    for target in targets:
+    for target in targets_of(stmt):
         key = key_of(target)
         if key is not None and not isinstance(stmt, ast.AugAssign):
             bound.append(key)

@@ -70,9 +70,10 @@ class DefinitionWalk:
         # A parameter whose default is a name (`layer_type=Block`) holds it unless the caller says otherwise.
         defaults = {p: [(d, ())] for p, d in dotted_defaults(node.args).items()}
         self.frame, self.loop_depth, self.in_try = Frame(scope, *bound, {p: a for p, a in params if a}, defaults), 0, 0
-        self.changes, self.assigned = [], set()
+        self.changes, self.assigned, saved_top, self.top_body = [], set(), self.top_body, node.body
         self.block(node.body, (), {}, ())
         self.frame, (self.loop_depth, self.in_try), self.changes, self.assigned = saved, saved_depth, saved_changes, saved_assigned
+        self.top_body = saved_top
 
     def klass(self, node: ast.ClassDef) -> None:
         if self.scopes.at_module:

@@ -125,6 +125,34 @@ class AttributeDefault:
 
 
 @dataclass(frozen=True)
+class AttributeStore:
+    """`x.a = v` (or `+=`, `del`, a `for` or `with` target, `setattr(x, "a", v)`): a write of
+    attribute `a` of the object `receiver` names (`stores.py`)."""
+
+    scope: str
+    receiver: str  # as written, dotted: "self", "self.w"; "" when not a dotted name
+    attribute: str  # "*": a name computed, or a write through `__dict__` or `vars()`
+    line: int
+    value: str = ""  # the name assigned, when a plain name is (`self.a = engine`)
+    always: bool = False  # a statement of its function's own body (in no branch, loop, `with` or `try`)
+
+
+@dataclass(frozen=True)
+class FirstCall:
+    """`x = C(...)` followed, as the very next statement, by `x.m(...)` with plain arguments: the
+    first thing done with the new object, before it is handed on or any other method of it runs."""
+
+    scope: str
+    line: int  # of `C(...)`
+    made: str  # C, as written
+    call_line: int  # of `x.m(...)`
+    method: str
+
+    def moved(self, delta: int) -> "FirstCall":
+        return replace(self, line=self.line + delta, call_line=self.call_line + delta)
+
+
+@dataclass(frozen=True)
 class TableFact:
     """`NAMES = {"key": value, ...}`, or a class's `KEY = "value"` constants (`name` ""): a table
     a program may look a user's setting up in to pick a class. A value is kept when it is a string,
@@ -217,6 +245,8 @@ class ModuleFacts:
     # Every module an import statement loads (its packages too) and the condition it runs under
     # (deep code, None when it always runs): which platforms may load a module (`analysis/platforms.py`).
     imported: tuple[tuple[str, str | None], ...] = ()
+    attribute_stores: tuple[AttributeStore, ...] = ()
+    first_calls: tuple[FirstCall, ...] = ()
 
     def lookup(self, scope: str) -> dict[str, str]:
         """Imports visible in `scope`: the module's, overridden by enclosing functions' own."""

@@ -15,10 +15,10 @@ from typing import Callable, Container
 from errscan.extract.astutil import bindings, first_line
 from errscan.extract.collect import FactCollector
 from errscan.extract.conditions import Condition, Env
-from errscan.extract.facts import ModuleFacts, StatementPosition, TryFact
+from errscan.extract.facts import FirstCall, ModuleFacts, StatementPosition, TryFact
 from errscan.extract.logcalls import GENERIC, LogCalls
 
-_MOVED_LISTS = ("functions", "classes", "calls", "returns", "appends", "statements", "tries")
+_MOVED_LISTS = ("functions", "classes", "calls", "returns", "appends", "statements", "tries", "attribute_stores", "first_calls")
 _KEPT_LISTS = ("attribute_types", "attribute_reads", "attribute_defaults", "imports", "tables", "imported")  # no line in them: taken as they are
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _DEFINITION_STARTS = ("def ", "async def ", "class ", "@")
@@ -227,7 +227,7 @@ def _definition_chunks(lines: list[str]) -> list[tuple[int, int]]:
 
 def _moved(fact, delta: int):
     """A fact of a body that moved `delta` lines, as the walk at its new place would make it."""
-    if isinstance(fact, TryFact):
+    if isinstance(fact, (TryFact, FirstCall)):
         return fact.moved(delta)
     if isinstance(fact, StatementPosition):
         partial = tuple(_moved_note(note, delta) for note in fact.partial)

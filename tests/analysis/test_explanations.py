@@ -345,3 +345,16 @@ def test_a_value_read_only_by_a_loop_whose_test_reads_no_item_decides_nothing(ex
     loop = explained["loop hash mismatch with the remote"]
     assert "enforce_loop_hash" in loop.summary
     assert "tensor-parallel-size" not in loop.summary and "It also depends" not in loop.summary
+
+
+def test_what_a_library_outside_returned_is_its_answer_not_a_bug(explained):
+    """tests/fixtures/explain_pkg/vllm/kv/connectors/library_answer.py: `self.engine` is a `MemEngine`
+    of `memlib.io` (a parameter's annotation says so), `self.registry` a class of the package."""
+    answered = explained["register_tensor returned None"]
+    assert answered.kind == "environment" and "most likely a bug" not in answered.summary
+    assert "`engine.register_tensor(tensor)` returns `None`: that value is the answer of `memlib.io`" in answered.summary
+    assert answered.fixes[0].text.startswith("Check that `memlib.io` is installed")
+    own = explained["registry lookup found nothing"]  # the package's own class: its state
+    assert own.kind == "internal" and "memlib" not in own.summary
+    parsed = explained["parse found nothing"]  # `parse(str(tensor))`: decided by the value it is given
+    assert parsed.kind == "internal" and "memlib" not in parsed.summary

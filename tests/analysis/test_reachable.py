@@ -46,3 +46,17 @@ def test_a_check_the_factory_made_by_a_helper_with_arguments_rules_out_the_plugi
     assert {chain.path[0].rsplit(".", 2)[-2] for chain in trigger.infeasible_chains} >= {"CheckedConnector"}
     assert all("checked_factory.py:19" in chain.infeasible for chain in trigger.infeasible_chains)
     assert error.explanation.kind == "unreachable"
+
+
+def test_an_attribute_set_at_once_after_every_construction_is_never_none_later(analysis_catalog):
+    """tests/fixtures/analysis_pkg/vllm/kv/connectors/two_phase.py: `EngineWrapper` is given its
+    engine right after its only construction; a `LooseWrapper` is once made without it."""
+    (settled,) = [e for e in analysis_catalog.errors if e.message == "engine must be set first"]
+    assert settled.trigger.satisfiable is True and settled.trigger.reachable is False
+    assert settled.trigger.unreachable == (
+        "`self.engine is None` cannot hold, as `self.engine` is never None in `write`: every `EngineWrapper` is "
+        "given a `Engine` object by `set_engine` right after it is made (made at two_phase.py:44, given at "
+        "two_phase.py:45), and nothing else assigns it")
+    assert settled.explanation.kind == "unreachable" and "cannot fire at this commit" in settled.explanation.summary
+    (loose,) = [e for e in analysis_catalog.errors if e.message == "loose engine must be set first"]
+    assert loose.trigger.reachable is not False and loose.explanation.kind != "unreachable"
