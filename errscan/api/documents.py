@@ -20,7 +20,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from errscan.api.layout import MATCHER_FRAMES, MATCHER_INDEX, changes_document_path, matcher_keys_path, matcher_rows_path
-from errscan.lookup.shards import ROWS_PER_FILE, bucket, bucket_count, keys_of
+from errscan.lookup.shards import ROWS_PER_FILE, bucket, bucket_count, key_file, keys_of
 from errscan.match import compile_template
 from errscan.model import Catalog, ErrorHead, ErrorSite, Record, ReleaseRef, ScanCounts
 
@@ -101,10 +101,11 @@ class MatcherIndexDocument(Record, kw_only=True):
 
 class MatcherKeysDocument(Record, kw_only=True):
     """api/matcher/keys/<b>.json: the templates keyed by a word of bucket b, [position, anchor,
-    lead]; and each word of bucket b with the [position, word count] of the templates having it."""
+    lead]; and each word of bucket b with the position and word count of each template having it,
+    flat: position, count, position, count, ..."""
 
     keyed: tuple[tuple[int, str, str], ...]
-    words: dict[str, tuple[tuple[int, int], ...]]
+    words: dict[str, tuple[int, ...]]
 
 
 class MatcherRowsDocument(Record, kw_only=True):
@@ -194,19 +195,19 @@ def matcher_documents(catalog: Catalog) -> dict[str, Record]:
          k.literal_chars, surface)
         for i, (e, k, surface) in enumerate(zip(errors, keys, surfaces))
     ]
-    keyed: list[list[tuple[int, str, str]]] = [[] for _ in range(buckets)]
-    postings: list[dict[str, list[tuple[int, int]]]] = [{} for _ in range(buckets)]
+    keyed: dict[str, list[tuple[int, str, str]]] = {matcher_keys_path(b): [] for b in range(buckets)}
+    postings: list[dict[str, list[int]]] = [{} for _ in range(buckets)]
     unkeyed = []
     for i, key in enumerate(keys):
         for word in key.words:
-            postings[bucket("=" + word, buckets)].setdefault(word, []).append((i, len(key.words)))
+            postings[bucket(word[:3], buckets)].setdefault(word, []).extend((i, len(key.words)))
         if not key.anchor:
             continue
         words = keys_of(key.anchor, key.head, key.lead)
         if words is None:
             unkeyed.append((i, key.anchor, key.lead))
-        for b in sorted({bucket(k, buckets) for k in words or ()}):
-            keyed[b].append((i, key.anchor, key.lead))
+        for path in sorted({key_file(k, buckets) for k in words or ()}):
+            keyed[path].append((i, key.anchor, key.lead))
     files = sorted({e.path for e in errors})
     file_index = {path: i for i, path in enumerate(files)}
     documents: dict[str, Record] = {
@@ -233,7 +234,7 @@ def matcher_documents(catalog: Catalog) -> dict[str, Record]:
     }
     for b in range(buckets):
         documents[matcher_keys_path(b)] = MatcherKeysDocument(
-            keyed=tuple(keyed[b]), words={word: tuple(found) for word, found in postings[b].items()}
+            keyed=tuple(keyed[matcher_keys_path(b)]), words={word: tuple(found) for word, found in postings[b].items()}
         )
     for start in range(0, len(rows), ROWS_PER_FILE):
         documents[matcher_rows_path(start // ROWS_PER_FILE)] = MatcherRowsDocument(rows=tuple(rows[start : start + ROWS_PER_FILE]))

@@ -17,7 +17,6 @@ message is what a log site wrote, and its `[file.py:123]` says which call wrote 
 from __future__ import annotations
 
 import re
-import warnings
 from collections import namedtuple
 
 MAX_MESSAGE_LINES = 30  # continuation lines read after an exception line (or of a bare message)
@@ -242,6 +241,7 @@ def _unquote(text: str) -> str | None:
     if len(text) < 2 or text[0] not in "'\"" or text[-1] != text[0]:
         return None
     import ast  # here: most inputs quote no repr, and lookup should start fast
+    import warnings
 
     try:
         with warnings.catch_warnings():  # an invalid escape ('\K') is a warning, printed by 3.12

@@ -25,7 +25,7 @@ from collections import Counter, namedtuple
 from errscan.api.layout import MATCHER_FRAMES, MATCHER_INDEX
 from errscan.errors import ErrscanError
 from errscan.lookup.logs import LoggedError, find_errors
-from errscan.lookup.shards import MatcherEntry, keys_file, rows_file, text_keys
+from errscan.lookup.shards import MatcherEntry, rows_file, word_file
 from errscan.match import CompiledTemplate, MessageMatch, compile_template, evidence, fold, fuzzy_match, may_be_cut, score_message, words
 
 MAX_ALTERNATIVES = 2
@@ -138,9 +138,10 @@ class CatalogMatcher:
         buckets = self.index["buckets"]
         shared: Counter[int] = Counter()
         word_counts: dict[int, int] = {}
-        keyed_files = {path: self._load(path) for path in sorted({keys_file(key, buckets) for key in text_keys(found)})}
+        keyed_files = {path: self._load(path) for path in sorted({word_file(word, buckets) for word in found})}
         for word in found:
-            for i, count in keyed_files[keys_file("=" + word, buckets)]["words"].get(word, ()):
+            postings = iter(keyed_files[word_file(word, buckets)]["words"].get(word, ()))
+            for i, count in zip(postings, postings):  # position, word count, position, ...
                 shared[i] += 1
                 word_counts[i] = count
         # A template with literal text has an anchor and a lead, and is keyed by words of both.

@@ -5,16 +5,17 @@ catalog's keys. Plain JSON read with the standard library alone, so that lookup 
 - index.json: the scope, how many key files (`buckets`) and rows per rows file there are, the
   errors still raised (`count`), the catch-alls (templates without literal text) as full rows,
   and the templates with literal text but no key word (`unkeyed`), checked against every message;
-- keys/<b>.json: `keyed`, [position, anchor, lead] of each template one of whose keys falls in
-  bucket b; `words`, for each word whose key ("=" and the word) falls in bucket b, [position, word
-  count] of every template having it;
+- keys/<b>.json: for the words whose first three letters fall in bucket b, `keyed`, [position,
+  anchor, lead] of each template keyed by one of them, and `words`, the position and word count of
+  every template having one, in a flat list per word (position, count, position, count, ...);
 - rows/<r>.json: the rows of errors r*rows ... (r+1)*rows - 1 (MatcherEntry), read for the best ones;
 - frames.json: every error's file, function, lines, kind and exception in columns, read only for
   a traceback or a log record's source.
 
 A template's anchor and lead (errscan.match.compile_template) are found in a message by substring,
-so their key is one that any text showing them has (key_word, text_keys): a whole word, or the
-beginning or end of a word the run cuts.
+so their key is one that any text showing them has (key_word): a whole word, or the beginning of
+a word the run cuts at its end. A message reads the key file of each of its words' first three
+letters (word_file).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from collections import namedtuple
 from errscan.api.layout import ERROR_ID, INDEX, MATCHER_FRAMES, MATCHER_INDEX, error_document_path, matcher_keys_path, matcher_rows_path
 from errscan.errors import ErrscanError, UsageError
 
-ROWS_PER_FILE = 128
+ROWS_PER_FILE = 16
 MAX_BUCKETS = 256
 _KEY_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # errscan.match's words
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
@@ -38,13 +39,18 @@ _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 MatcherEntry = namedtuple(
     "MatcherEntry", "position id kind level exception path line end_line function removed_since message literal_chars surface"
 )
-ROW_TYPES = (int, str, str, (str, type(None)), str, str, int, int, str, (str, type(None)), str, int, int)
+# The types a row's values may have, every combination spelled out: checking a row is one lookup.
+ROW_TYPES = {
+    (int, str, str, level, str, str, int, int, str, removed_since, str, int, int)
+    for level in (str, type(None)) for removed_since in (str, type(None))
+}
 
 
-def bucket(key: str, buckets: int) -> int:
-    """The key file a key's entries are in (a word's: "=" and the word): a fixed hash, the same in every run."""
+
+def bucket(text: str, buckets: int) -> int:
+    """A fixed hash of `text` into `buckets`, the same in every run (key_file)."""
     h = 0
-    for byte in key.encode("utf-8"):
+    for byte in text.encode("utf-8"):
         h = (h * 31 + byte) & 0xFFFFFFFF
     return h % buckets
 
@@ -55,32 +61,33 @@ def bucket_count(errors: int) -> int:
 
 
 def key_word(run: str, opens: bool) -> str | None:
-    """A key of a folded literal `run` that any text containing it has among its `text_keys`; with
-    `opens`, the text begins with the run. A word bounded inside the run by non-word characters
-    is a token of the text ("=word"); one the run begins with ends a token (">" and its last three
-    letters), one it ends with begins a token ("<" and its first three). The most selective one
-    (a whole word, then the longest); None when the run has none (a sign or a short fragment)."""
+    """A key of a folded literal `run` that any text containing it shows (text_prefixes); with
+    `opens`, the text begins with the run. A word bounded inside the run by non-word characters is
+    a word of the text ("=word"); one the run ends with begins a word of the text ("<" and its first
+    three letters). The most selective one (a whole word, then the longest); None when the run has
+    none (a sign, a short fragment, or words the run only ends: those are checked for every text)."""
     found = []
     for match in _KEY_WORD.finditer(run):
         start, end = match.span()
         word = match.group().lower()
-        open_start = start == 0 and not opens
-        if start > 0 and run[start - 1] in _WORD_CHARS:
-            continue  # after a digit: the text's token may begin earlier still, with letters
-        if not open_start and end < len(run):
+        if (start == 0 and not opens) or (start > 0 and run[start - 1] in _WORD_CHARS):
+            continue  # the text's word may begin earlier (after a digit: with letters)
+        if end < len(run):
             found.append((2, len(word), "=" + word))
-        elif len(word) >= 3 and not (open_start and end == len(run)):
-            found.append((1, len(word), ">" + word[-3:] if open_start else "<" + word[:3]))
+        elif len(word) >= 3:
+            found.append((1, len(word), "<" + word[:3]))
     return max(found)[2] if found else None
 
 
-def text_keys(found: tuple[str, ...]) -> set[str]:
-    """The keys a text with these words (errscan.match.words) has: each word, its first three
-    letters and its last three (key_word)."""
-    keys = set()
-    for word in found:
-        keys.update(("=" + word, "<" + word[:3], ">" + word[-3:]))
-    return keys
+def key_file(key: str, buckets: int) -> str:
+    """The key file of a key ("=word" or "<abc"), by the word's first three letters: a word's
+    entries, its postings and the templates keyed by its beginning are in one file."""
+    return matcher_keys_path(bucket(key[1:4], buckets))
+
+
+def word_file(word: str, buckets: int) -> str:
+    """The key file a text's word selects (key_file)."""
+    return matcher_keys_path(bucket(word[:3], buckets))
 
 
 def keys_of(anchor: str, head: str, lead: str) -> tuple[str, str] | None:
@@ -162,10 +169,8 @@ def _check(relative: str, document) -> None:
         for keyed in document["keyed"]:
             _keyed(keyed)
         for postings in document["words"].values():
-            if not isinstance(postings, list) or not all(
-                isinstance(p, list) and len(p) == 2 and all(isinstance(n, int) for n in p) for p in postings
-            ):
-                raise ValueError("words: not lists of [position, word count]")
+            if type(postings) is not list or len(postings) % 2 or not set(map(type, postings)) <= {int}:
+                raise ValueError("words: not lists of position, word count, position, ...")
     else:
         _fields(document, {"rows": list})
         for row in document["rows"]:
@@ -179,21 +184,17 @@ def _fields(document: dict, types: dict) -> None:
 
 
 def _keyed(keyed) -> None:
-    if not (isinstance(keyed, list) and len(keyed) == 3 and isinstance(keyed[0], int) and all(isinstance(k, str) for k in keyed[1:])):
+    if type(keyed) is not list or tuple(map(type, keyed)) != (int, str, str):
         raise ValueError(f"not a keyed template [position, anchor, lead]: {keyed!r:.80}")
 
 
 def _row(row, size: int | None) -> None:
-    if not (isinstance(row, list) and len(row) == len(ROW_TYPES) and all(isinstance(v, t) for v, t in zip(row, ROW_TYPES))):
-        raise ValueError(f"not a row of {len(ROW_TYPES)} fields: {row!r:.80}")
+    if type(row) is not list or tuple(map(type, row)) not in ROW_TYPES:
+        raise ValueError(f"not a row of {len(MatcherEntry._fields)} fields of their types: {row!r:.80}")
     if not ERROR_ID.fullmatch(row[1]):
         raise ValueError(f"not an error id: {row[1]!r}")
     if size is not None and not 0 <= row[0] < size:
         raise ValueError("a position outside its list")
-
-
-def keys_file(key: str, buckets: int) -> str:
-    return matcher_keys_path(bucket(key, buckets))
 
 
 def rows_file(position: int, rows: int) -> str:

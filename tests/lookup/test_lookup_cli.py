@@ -124,7 +124,7 @@ def _each_keys_file(root, change) -> None:
             (root / "api" / "matcher" / "index.json").read_text().replace('"buckets":', '"buckets":"7","x":', 1)
         ),
         lambda root: _each_keys_file(root, lambda text: text.replace('"keyed":[', '"keyed":[[1],', 1)),
-        lambda root: _each_keys_file(root, lambda text: text.replace('"words":{', '"words":{"~":[[1,2,3]],', 1)),
+        lambda root: _each_keys_file(root, lambda text: text.replace('"words":{', '"words":{"~":[1,2,3],', 1)),
     ],
     ids=["an id leading outside", "deeply nested", "mistyped", "a short keyed template", "a long posting"],
 )

@@ -22,9 +22,11 @@ from errscan.sources.folder import FolderSource
 HEAVY = ("click", "msgspec", "dataclasses", "inspect", "libcst", "networkx", "jinja2", "pygments", "typing", "ast", "pathlib")
 # The click command line, as `errscan` ran every command before the lean path.
 CLICK = "import sys; sys.argv[0] = 'errscan'; from errscan.cli import main; main()"
-# The entry point, then the modules it loaded (on stderr, after what lookup wrote).
+# The entry point, then the modules it loaded (on stderr, after what lookup wrote); its os._exit
+# becomes a SystemExit so that this script outlives it.
 LOADED = (
-    "import sys; sys.argv = ['errscan', *sys.argv[1:]]; from errscan.__main__ import main\n"
+    "import os, sys; sys.argv = ['errscan', *sys.argv[1:]]; from errscan.__main__ import main\n"
+    "def _exit(code):\n    raise SystemExit(code)\nos._exit = _exit\n"
     "try:\n    main()\nexcept SystemExit as exit:\n    code = exit.code\n"
     f"sys.stderr.write('\\nloaded: ' + ' '.join(m for m in {HEAVY!r} if m in sys.modules)); sys.exit(code)"
 )
