@@ -137,7 +137,9 @@ class SiteMatcher:
 
 
 # What lookup reads of an error's document (errscan.model.ErrorSite's fields of these names).
-ERROR_FIELDS = frozenset(("id", "exception", "level", "message", "path", "line", "function", "url", "explanation", "surfaces_as"))
+ERROR_FIELDS = frozenset(
+    ("id", "kind", "exception", "level", "message", "path", "line", "function", "url", "explanation", "surfaces_as", "history")
+)
 
 
 def _check(relative: str, document) -> None:

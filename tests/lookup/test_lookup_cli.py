@@ -8,20 +8,12 @@ import sys
 
 import pytest
 
-from conftest import FIXTURES, run_cli
-from errscan.profiles.vllm import VLLM
-from errscan.render.site import write_site
-from errscan.runtime.runner import ScanOptions, scan
-from errscan.scope import Scope
-from errscan.sources.folder import FolderSource
+from conftest import run_cli
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    catalog = scan(FolderSource(FIXTURES / "patterns", VLLM), ScanOptions(VLLM.repo, Scope(("**",)), jobs=1))
-    out = tmp_path_factory.mktemp("lookup") / "site"
-    write_site(catalog, out)
-    return out, catalog
+def site(patterns_site):
+    return patterns_site
 
 
 def a_site_error(catalog):

@@ -11,13 +11,7 @@ from pathlib import PurePosixPath
 
 import pytest
 
-from conftest import FIXTURES
 from errscan.lookup.command import _path_text
-from errscan.profiles.vllm import VLLM
-from errscan.render.site import write_site
-from errscan.runtime.runner import ScanOptions, scan
-from errscan.scope import Scope
-from errscan.sources.folder import FolderSource
 
 HEAVY = ("click", "msgspec", "dataclasses", "inspect", "libcst", "networkx", "jinja2", "pygments", "typing", "ast", "pathlib")
 # The click command line, as `errscan` ran every command before the lean path.
@@ -33,11 +27,8 @@ LOADED = (
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    catalog = scan(FolderSource(FIXTURES / "patterns", VLLM), ScanOptions(VLLM.repo, Scope(("**",)), jobs=1))
-    out = tmp_path_factory.mktemp("lean") / "site"
-    write_site(catalog, out, jobs=1)
-    return out, catalog
+def site(patterns_site):
+    return patterns_site
 
 
 def run(code: str, *args: str, stdin: str | None = None, cwd=None) -> subprocess.CompletedProcess:

@@ -2,29 +2,19 @@
 
 from __future__ import annotations
 
-import pytest
-
-from conftest import FIXTURES
 import msgspec
+import pytest
 
 from errscan.api.documents import matcher_documents
 from errscan.lookup import CatalogMatcher, lookup
 from errscan.lookup.output import as_json
 from errscan.lookup.shards import SiteMatcher, key_word
 from errscan.match import compile_template, score_message, split_template
-from errscan.profiles.vllm import VLLM
-from errscan.render.site import write_site
-from errscan.runtime.runner import ScanOptions, scan
-from errscan.scope import Scope
-from errscan.sources.folder import FolderSource
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    catalog = scan(FolderSource(FIXTURES / "patterns", VLLM), ScanOptions(VLLM.repo, Scope(("**",)), jobs=1))
-    out = tmp_path_factory.mktemp("matcher") / "site"
-    write_site(catalog, out, jobs=1)
-    return out, catalog
+def site(patterns_site):
+    return patterns_site
 
 
 def messages(catalog):
