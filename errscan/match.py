@@ -23,7 +23,7 @@ from functools import lru_cache
 
 _ANY = r"([\s\S]*?)"
 _SPECIAL = re.compile(r"[\\^$.|?*+()\[\]{}/]")
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # a word of `words` (also how the matcher is keyed)
 
 PIN_MIN_CHARS = 10  # literal characters a message must show for its template to pin the error
 FUZZY_MIN = 0.5  # word similarity below which a template is no candidate at all
@@ -285,7 +285,7 @@ def words(text: str) -> tuple[str, ...]:
 
     Bare numbers are no words: in a concrete message they are nearly always placeholder values.
     """
-    return tuple(sorted({w.lower() for w in _WORD.findall(text)}))
+    return tuple(sorted({w.lower() for w in WORD.findall(text)}))
 
 
 # `rule`: "exact" | "truncated" | "fuzzy"; `score`: 0..1, comparable within one rule (rules rank

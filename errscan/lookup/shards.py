@@ -27,10 +27,10 @@ from collections import namedtuple
 
 from errscan.api.layout import ERROR_ID, INDEX, MATCHER_FRAMES, MATCHER_INDEX, error_document_path, matcher_keys_path, matcher_rows_path
 from errscan.errors import ErrscanError, UsageError
+from errscan.match import WORD
 
 ROWS_PER_FILE = 16
 MAX_BUCKETS = 256
-_KEY_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # errscan.match's words
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 # One error as ranking and printing read it: a row of rows/<r>.json (or of the index's catch-alls).
@@ -44,7 +44,6 @@ ROW_TYPES = {
     (int, str, str, level, str, str, int, int, str, removed_since, str, int, int)
     for level in (str, type(None)) for removed_since in (str, type(None))
 }
-
 
 
 def bucket(text: str, buckets: int) -> int:
@@ -61,13 +60,13 @@ def bucket_count(errors: int) -> int:
 
 
 def key_word(run: str, opens: bool) -> str | None:
-    """A key of a folded literal `run` that any text containing it shows (text_prefixes); with
+    """A key of a folded literal `run` that any text containing it shows (word_file); with
     `opens`, the text begins with the run. A word bounded inside the run by non-word characters is
     a word of the text ("=word"); one the run ends with begins a word of the text ("<" and its first
     three letters). The most selective one (a whole word, then the longest); None when the run has
     none (a sign, a short fragment, or words the run only ends: those are checked for every text)."""
     found = []
-    for match in _KEY_WORD.finditer(run):
+    for match in WORD.finditer(run):
         start, end = match.span()
         word = match.group().lower()
         if (start == 0 and not opens) or (start > 0 and run[start - 1] in _WORD_CHARS):
