@@ -37,7 +37,7 @@ def timed(command: list[str]) -> tuple[float, float]:
 
 
 def main() -> None:
-    args = site_options(__doc__, 15, "api/matcher.json")
+    args = site_options(__doc__, 15, "api/matcher/index.json")
     baseline = [sys.executable, "-c", "import errscan"]
     lookups = [[sys.executable, "-m", "errscan", "lookup", "--site", str(args.site), m] for m in MESSAGES]
     base: list[tuple[float, float]] = []

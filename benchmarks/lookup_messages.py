@@ -52,7 +52,7 @@ def in_process(site: Path):
     def first(text: str) -> tuple[str, int] | None:
         for finding in (matcher.find(logged) for logged in find_errors(text)):
             if finding.candidates:
-                return finding.candidates[0].error.path, finding.candidates[0].error.line
+                return finding.candidates[0].error["path"], finding.candidates[0].error["line"]
         return None
 
     return first

@@ -22,9 +22,8 @@ from errscan.api.layout import INDEX
 from errscan.api.read import check_error_id, read_error
 from errscan.config import command_defaults
 from errscan.errors import EXIT_DIFFERENCES, EXIT_FAILURE, EXIT_USAGE, ErrscanError, UsageError
-from errscan.lookup import CatalogMatcher, lookup as find_in_log
-from errscan.lookup.rank import MAX_ERRORS as MAX_LOOKED_UP
-from errscan.lookup.output import as_json, as_text
+from errscan.lookup import CatalogMatcher
+from errscan.lookup.command import DEFAULT_SITE as DEFAULT_SITE_NAME, input_text, internal_error, report
 from errscan.model import Catalog
 from errscan.profiles.vllm import VLLM
 from errscan.request import ScanRequest
@@ -34,7 +33,7 @@ from errscan.terminal import printable
 if TYPE_CHECKING:
     from errscan.runtime.cache import ScanCache
 
-DEFAULT_SITE = Path("site")  # scan writes here, lookup reads here, unless told otherwise
+DEFAULT_SITE = Path(DEFAULT_SITE_NAME)
 PROFILE = VLLM
 DIFF_FORMATS = ("text", "markdown", "json", "github", "sarif")  # what errscan.compare.formats.format_diff writes
 SHOW_FORMATS = ("text", "json", "markdown")  # what errscan.lookup.show.format_error writes
@@ -191,32 +190,20 @@ def lookup(text: str | None, site: Path | None, request: ScanRequest, output_for
         raise UsageError("--site reads a built site; give no --src, --release or --commit with it")
     if site is None and request.src is None and not request.releases:
         site = _default_site("give a catalog to look up in: --site DIR, --release X.Y.Z or --src SRC")
-    if text in (None, "-"):
-        if sys.stdin.isatty():
-            raise UsageError("give TEXT, or pipe a log into standard input")
-        text = sys.stdin.read()
-    if not text.strip():
-        raise UsageError("the input is empty")
+    text = input_text(text)
     if site is None and sys.stderr.isatty():
         click.echo("note: scanning the source first (a built site, --site DIR, answers at once)", err=True)
-    if site is not None:  # the site's compact matcher, and the documents of the best matches only
-        from errscan.api.read import error_reader, read_matcher
+    if site is not None:  # the site's split matcher, and the documents of the best matches only
+        from errscan.lookup.shards import SiteMatcher
 
-        matcher = CatalogMatcher(read_matcher(site), error_reader(site))
+        files = SiteMatcher(str(site))
+        matcher = CatalogMatcher(files, files.error)
     else:
         matcher = CatalogMatcher.of_catalog(scan_request(request, Progress(quiet=True)))
-    findings = find_in_log(text, matcher)
-    if len(findings) >= MAX_LOOKED_UP:
-        click.echo(f"note: only the input's first {MAX_LOOKED_UP} errors are looked up", err=True)
-    if not any(finding.candidates for finding in findings):
-        if output_format == "json":
-            click.echo("[]")  # still a JSON document for `| jq`; the hint goes to stderr
-        read = f"{len(findings)} message{'' if len(findings) == 1 else 's'} read"
-        raise ErrscanError(
-            f"nothing in the input matches the {matcher.count} catalogued errors "
-            f"({read}); paste the whole `SomeError: message` line or the traceback"
-        )
-    click.echo(as_json(findings) if output_format == "json" else as_text(findings, f"{site}/" if site else None), nl=False)
+    report(
+        text, matcher, output_format, f"{site}/" if site else None,
+        functools.partial(click.echo, nl=False), functools.partial(click.echo, err=True),
+    )
 
 
 @cli.command(short_help="Print one catalogued error, by its id, from a built site.")
@@ -379,7 +366,7 @@ def main() -> None:
     except Exception as exc:  # a bug in errscan: still one line, with the way to see more
         if os.environ.get("ERRSCAN_DEBUG"):
             raise
-        click.echo(printable(f"errscan: internal error: {type(exc).__name__}: {exc} (ERRSCAN_DEBUG=1 shows the traceback)"), err=True)
+        click.echo(printable(internal_error(exc)), err=True)
         sys.exit(EXIT_FAILURE)
     sys.exit(0)
 

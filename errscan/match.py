@@ -18,38 +18,39 @@ linear in the message for each part.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import namedtuple
 from functools import lru_cache
 
 _ANY = r"([\s\S]*?)"
 _SPECIAL = re.compile(r"[\\^$.|?*+()\[\]{}/]")
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # a word of `words` (also how the matcher is keyed)
 
 PIN_MIN_CHARS = 10  # literal characters a message must show for its template to pin the error
 FUZZY_MIN = 0.5  # word similarity below which a template is no candidate at all
 TRUNCATED_PIN_SCORE = 0.1  # below it, a cut message's placeholders hold most of it: a guess
 
 
-@dataclass(frozen=True)
-class Piece:
-    text: str
-    is_field: bool  # True: `text` is a placeholder's expression (with `!r`/`:spec` if written)
+# Records here and in errscan.lookup are named tuples, not dataclasses: `errscan lookup` makes them
+# on every run, and dataclasses (with inspect, which they import) would be most of its start.
+
+Piece = namedtuple("Piece", "text is_field")  # is_field: `text` is a placeholder's expression (with `!r`/`:spec`)
 
 
-@dataclass(frozen=True)
-class CompiledTemplate:
-    pattern: str  # anchored regex source, valid in Python and JavaScript
-    prefix_pattern: str  # the same, but matching any beginning of an instance (a cut message)
-    fields: tuple[str, ...]  # the placeholder expression each group binds
-    literal: str  # the literal text alone, whitespace folded: what a match must show
-    words: tuple[str, ...]  # sorted distinct words of the literal text, for the fuzzy rule
-    # the literal parts' patterns around the placeholders, one more than `fields` ("" where two
-    # placeholders meet the ends): `pattern` is "^\\s*" + the parts joined by placeholders + "\\s*$"
-    parts: tuple[str, ...] = ("",)
-    prefix_parts: tuple[str, ...] = ("",)  # the same for `prefix_pattern`
-    anchor: str = ""  # the longest literal run, folded: an exact match shows it
-    head: str = ""  # the leading literal run, folded ("" when a placeholder leads)
-    lead: str = ""  # the first literal run's beginning, folded: a cut match shows it (may_be_cut)
+class CompiledTemplate(namedtuple(
+    "CompiledTemplate", "pattern prefix_pattern fields literal words parts prefix_parts anchor head lead",
+    defaults=(("",), ("",), "", "", ""),
+)):
+    """`pattern`: anchored regex source, valid in Python and JavaScript; `prefix_pattern`: the same,
+    but matching any beginning of an instance (a cut message); `fields`: the placeholder expression
+    each group binds; `literal`: the literal text alone, whitespace folded (what a match must show);
+    `words`: sorted distinct words of the literal text, for the fuzzy rule; `parts`: the literal
+    parts' patterns around the placeholders, one more than `fields` ("" where two placeholders meet
+    the ends), `pattern` being "^\\s*" + the parts joined by placeholders + "\\s*$";
+    `prefix_parts`: the same for `prefix_pattern`; `anchor`: the longest literal run, folded (an
+    exact match shows it); `head`: the leading literal run, folded ("" when a placeholder leads);
+    `lead`: the first literal run's beginning, folded (a cut match shows it: may_be_cut)."""
+
+    __slots__ = ()
 
     @property
     def literal_chars(self) -> int:
@@ -284,16 +285,14 @@ def words(text: str) -> tuple[str, ...]:
 
     Bare numbers are no words: in a concrete message they are nearly always placeholder values.
     """
-    return tuple(sorted({w.lower() for w in _WORD.findall(text)}))
+    return tuple(sorted({w.lower() for w in WORD.findall(text)}))
 
 
-@dataclass(frozen=True)
-class MessageMatch:
-    rule: str  # "exact" | "truncated" | "fuzzy"
-    score: float  # 0..1, comparable within one rule; rules rank exact > truncated > fuzzy
-    bindings: dict[str, str]  # placeholder expression -> the text it printed (exact, truncated)
-    pinned: bool  # the literal text alone identifies the template
-    shown: int = 0  # literal characters of the template the message shows (exact: L, truncated: S)
+# `rule`: "exact" | "truncated" | "fuzzy"; `score`: 0..1, comparable within one rule (rules rank
+# exact > truncated > fuzzy); `bindings`: placeholder expression -> the text it printed (exact,
+# truncated); `pinned`: the literal text alone identifies the template; `shown`: literal characters
+# of the template the message shows (exact: L, truncated: S)
+MessageMatch = namedtuple("MessageMatch", "rule score bindings pinned shown", defaults=(0,))
 
 
 RULE_RANK = {"exact": 3, "truncated": 2, "fuzzy": 1}

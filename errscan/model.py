@@ -13,10 +13,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
-SCHEMA_VERSION = 8  # 2: records carry `explanation`; 3: call-graph edges carry `receiver`; 4: log sites (`kind` "log", `level`);
-# 5: api/callgraph.json integer-indexed and only toward catalogued functions, api/matcher.json; 6: `surfaces_as`;
-# 7: `Trigger.http_status`; 8: `Explanation.reproduce` and `check`; `Trigger.satisfiable`, `reachable`, `unreachable`,
-# `infeasible_chains`, `Chain.satisfiable`, `infeasible`
+from errscan.api import SCHEMA_VERSION  # noqa: F401  (declared beside the api/ it versions; read by lookup without msgspec)
+from errscan.labels import label
 
 ErrorId = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{16}$")]  # see docs/ids.md
 
@@ -175,10 +173,6 @@ class History(Record):
 
 Level = Literal["warning", "error", "exception", "critical"]  # see errscan/extract/logcalls.py
 
-
-def label(exception: str, level: str | None) -> str:
-    """What names an error before its message: the exception, a warning's category, a log's level."""
-    return exception or (level or "").upper()
 
 
 SurfaceHow = Literal["raised", "reraised", "logged", "response", "http", "swallowed"]

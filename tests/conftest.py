@@ -108,6 +108,22 @@ def catalog_0271(release_0271):
 
 
 @pytest.fixture(scope="session")
+def patterns_site(tmp_path_factory):
+    """A site of tests/fixtures/patterns (every kind of template), with its catalog: what lookup's
+    tests read. Tests that damage it copy it first."""
+    from errscan.profiles.vllm import VLLM
+    from errscan.render.site import write_site
+    from errscan.runtime.runner import ScanOptions, scan
+    from errscan.scope import Scope
+    from errscan.sources.folder import FolderSource
+
+    catalog = scan(FolderSource(FIXTURES / "patterns", VLLM), ScanOptions(VLLM.repo, Scope(("**",)), jobs=1))
+    out = tmp_path_factory.mktemp("patterns") / "site"
+    write_site(catalog, out, jobs=1)
+    return out, catalog
+
+
+@pytest.fixture(scope="session")
 def analysis_catalog():
     """A scan of tests/fixtures/analysis_pkg: vLLM's shapes (registry, interface, config, engine
     arguments) under shorter module paths, so the profile's plugin package is `vllm.kv`."""

@@ -7,19 +7,20 @@ the encoding (errscan.api.write), the decoding (errscan.api.read) and the JSON S
 - api/index.json: IndexDocument;
 - api/errors/<id>.json: ErrorDocument, or AliasDocument at an earlier id of an error;
 - api/callgraph.json: CallGraphDocument (errscan.model);
-- api/matcher.json: MatcherDocument, what `errscan lookup` ranks a message against;
+- api/matcher/: what `errscan lookup` ranks a message against, split by key (MatcherIndexDocument,
+  MatcherKeysDocument, MatcherRowsDocument, MatcherFramesDocument; errscan/lookup/shards.py);
 - api/changes/<old>..<new>.json: CatalogDiff (errscan.model), also `errscan diff --format json`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from errscan.api.layout import changes_document_path
+from errscan.api.layout import MATCHER_FRAMES, MATCHER_INDEX, changes_document_path, matcher_keys_path, matcher_rows_path
+from errscan.lookup.shards import ROWS_PER_FILE, bucket, bucket_count, key_file, keys_of
 from errscan.match import compile_template
 from errscan.model import Catalog, ErrorHead, ErrorSite, Record, ReleaseRef, ScanCounts
 
@@ -78,64 +79,52 @@ class IndexDocument(Record, kw_only=True):
     change_pages: tuple[ChangePage, ...] | UnsetType = UNSET
 
 
-class MatcherEntry(NamedTuple):
-    """One error of a MatcherDocument, as the ranking reads it."""
-
-    id: str
-    kind: str
-    level: str | None
-    exception: str
-    path: str
-    line: int
-    end_line: int
-    function: str
-    removed_since: str | None
-    message: str
-    literal_chars: int
-    surface: int  # -1, or the origin's `surfaces_as` position whose wrapper shows this message
+# A MatcherEntry (errscan/lookup/shards.py) as a JSON row.
+MatcherRow = tuple[int, str, str, "str | None", str, str, int, int, str, "str | None", str, int, int]
 
 
-class MatcherDocument(Record, kw_only=True):
-    """api/matcher.json: all `errscan lookup` reads to rank a logged message (it then reads the
-    documents of the best matches only). Column i of each list is the i-th error (the current
-    errors, then those no longer raised): thousands of errors decode as a few lists, not objects.
-
-    `anchors` and `leads` are the keys of errscan.match.compile_template that rule most messages
-    out before a template is compiled (its `head` is found from the message, for the few a lead
-    lets through); `words` maps each word of the templates to the errors whose template has it,
-    and `word_counts` says how many words each has: the fuzzy rule needs nothing else. `files`
-    lists each path once; `file_of` gives an error's file by its position there.
-    """
+class MatcherIndexDocument(Record, kw_only=True):
+    """api/matcher/index.json: what `errscan lookup` reads first (errscan/lookup/shards.py says how
+    the matcher is split). Positions number the errors: the current ones, those no longer raised,
+    then the origins as wrappers show them."""
 
     schema_version: int
     include: tuple[str, ...]
     exclude: tuple[str, ...]
-    ids: tuple[str, ...]
-    kinds: tuple[str, ...]
-    levels: tuple[str | None, ...]
-    exceptions: tuple[str, ...]
+    buckets: int  # key files: api/matcher/keys/<0..buckets-1>.json
+    rows: int  # rows per file of api/matcher/rows/<n>.json
+    size: int  # positions
+    count: int  # errors still raised
+    catch_alls: tuple[MatcherRow, ...]  # templates without literal text, whose message is not blank
+    unkeyed: tuple[tuple[int, str, str], ...]  # [position, anchor, lead] of templates without key words
+
+
+class MatcherKeysDocument(Record, kw_only=True):
+    """api/matcher/keys/<b>.json: the templates keyed by a word of bucket b, [position, anchor,
+    lead]; and each word of bucket b with the position and word count of each template having it,
+    flat: position, count, position, count, ..."""
+
+    keyed: tuple[tuple[int, str, str], ...]
+    words: dict[str, tuple[int, ...]]
+
+
+class MatcherRowsDocument(Record, kw_only=True):
+    """api/matcher/rows/<n>.json: the rows of positions n * rows ... (n + 1) * rows - 1."""
+
+    rows: tuple[MatcherRow, ...]
+
+
+class MatcherFramesDocument(Record, kw_only=True):
+    """api/matcher/frames.json: each position's file (`file_of` into `files`), function, lines,
+    kind and exception, to find the sites a traceback's frame or a log record's source names."""
+
     files: tuple[str, ...]
     file_of: tuple[int, ...]
+    functions: tuple[str, ...]
     lines: tuple[int, ...]
     end_lines: tuple[int, ...]
-    functions: tuple[str, ...]
-    removed_since: tuple[str | None, ...]
-    messages: tuple[str, ...]
-    literal_chars: tuple[int, ...]
-    anchors: tuple[str, ...]
-    leads: tuple[str, ...]
-    word_counts: tuple[int, ...]
-    words: dict[str, tuple[int, ...]]
-    # -1 for a catalogued error; else the entry is an origin as a wrapper shows it (its id is the
-    # origin's, errscan/lookup/wrapped.py), and this is the position of that wrapper in `surfaces_as`
-    surfaces: tuple[int, ...] = ()
-
-    def entry(self, i: int) -> MatcherEntry:
-        return MatcherEntry(
-            self.ids[i], self.kinds[i], self.levels[i], self.exceptions[i], self.files[self.file_of[i]], self.lines[i],
-            self.end_lines[i], self.functions[i], self.removed_since[i], self.messages[i], self.literal_chars[i],
-            self.surfaces[i],
-        )
+    kinds: tuple[str, ...]
+    exceptions: tuple[str, ...]
 
 
 class AliasDocument(Record):
@@ -190,14 +179,8 @@ def alias_document(catalog: Catalog, alias: str) -> AliasDocument:
     return AliasDocument(catalog.schema_version, alias, catalog.aliases[alias])
 
 
-# The lists of a MatcherDocument with one item per error (the others: its scope, `files`, `words`).
-MATCHER_COLUMNS = tuple(
-    f.name for f in msgspec.structs.fields(MatcherDocument)
-    if f.name not in ("schema_version", "include", "exclude", "files", "words")
-)
-
-
-def matcher_document(catalog: Catalog) -> MatcherDocument:
+def matcher_documents(catalog: Catalog) -> dict[str, Record]:
+    """The files of api/matcher/ by path (errscan/lookup/shards.py)."""
     from errscan.lookup.wrapped import seen_as
 
     catalogued = catalog.errors + catalog.retired
@@ -206,31 +189,53 @@ def matcher_document(catalog: Catalog) -> MatcherDocument:
     surfaces = (-1,) * len(catalogued) + tuple(v.origin.surfaces_as.index(v.surface) for v in views)
     compiled = {e.message: compile_template(e.message) for e in errors}
     keys = [compiled[e.message] for e in errors]
-    files = sorted({e.path for e in errors})
-    file_index = {path: i for i, path in enumerate(files)}
-    postings: dict[str, list[int]] = {}
+    buckets = bucket_count(len(errors))
+    rows = [
+        (i, e.id, e.kind, e.level, e.exception, e.path, e.line, e.end_line, e.function, e.removed_since, e.message,
+         k.literal_chars, surface)
+        for i, (e, k, surface) in enumerate(zip(errors, keys, surfaces))
+    ]
+    keyed: dict[str, list[tuple[int, str, str]]] = {matcher_keys_path(b): [] for b in range(buckets)}
+    postings: list[dict[str, list[int]]] = [{} for _ in range(buckets)]
+    unkeyed = []
     for i, key in enumerate(keys):
         for word in key.words:
-            postings.setdefault(word, []).append(i)
-    return MatcherDocument(
-        schema_version=catalog.schema_version,
-        include=catalog.include,
-        exclude=catalog.exclude,
-        ids=tuple(e.id for e in errors),
-        kinds=tuple(e.kind for e in errors),
-        levels=tuple(e.level for e in errors),
-        exceptions=tuple(e.exception for e in errors),
-        files=tuple(files),
-        file_of=tuple(file_index[e.path] for e in errors),
-        lines=tuple(e.line for e in errors),
-        end_lines=tuple(e.end_line for e in errors),
-        functions=tuple(e.function for e in errors),
-        removed_since=tuple(e.removed_since for e in errors),
-        messages=tuple(e.message for e in errors),
-        literal_chars=tuple(k.literal_chars for k in keys),
-        anchors=tuple(k.anchor for k in keys),
-        leads=tuple(k.lead for k in keys),
-        word_counts=tuple(len(k.words) for k in keys),
-        words={word: tuple(found) for word, found in postings.items()},
-        surfaces=surfaces,
-    )
+            postings[bucket(word[:3], buckets)].setdefault(word, []).extend((i, len(key.words)))
+        if not key.anchor:
+            continue
+        words = keys_of(key.anchor, key.head, key.lead)
+        if words is None:
+            unkeyed.append((i, key.anchor, key.lead))
+        for path in sorted({key_file(k, buckets) for k in words or ()}):
+            keyed[path].append((i, key.anchor, key.lead))
+    files = sorted({e.path for e in errors})
+    file_index = {path: i for i, path in enumerate(files)}
+    documents: dict[str, Record] = {
+        MATCHER_INDEX: MatcherIndexDocument(
+            schema_version=catalog.schema_version,
+            include=catalog.include,
+            exclude=catalog.exclude,
+            buckets=buckets,
+            rows=ROWS_PER_FILE,
+            size=len(errors),
+            count=sum(e.removed_since is None for e in catalogued),
+            catch_alls=tuple(row for row, key in zip(rows, keys) if not key.literal_chars and row[10].strip()),
+            unkeyed=tuple(unkeyed),
+        ),
+        MATCHER_FRAMES: MatcherFramesDocument(
+            files=tuple(files),
+            file_of=tuple(file_index[e.path] for e in errors),
+            functions=tuple(e.function for e in errors),
+            lines=tuple(e.line for e in errors),
+            end_lines=tuple(e.end_line for e in errors),
+            kinds=tuple(e.kind for e in errors),
+            exceptions=tuple(e.exception for e in errors),
+        ),
+    }
+    for b in range(buckets):
+        documents[matcher_keys_path(b)] = MatcherKeysDocument(
+            keyed=tuple(keyed[matcher_keys_path(b)]), words={word: tuple(found) for word, found in postings[b].items()}
+        )
+    for start in range(0, len(rows), ROWS_PER_FILE):
+        documents[matcher_rows_path(start // ROWS_PER_FILE)] = MatcherRowsDocument(rows=tuple(rows[start : start + ROWS_PER_FILE]))
+    return documents

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
-from typing import Callable
 
 import msgspec
 
-from errscan.api.documents import MATCHER_COLUMNS, ErrorDocument, IndexDocument, MatcherDocument
-from errscan.api.layout import INDEX, MATCHER, error_document_path
+from errscan.api.documents import ErrorDocument, IndexDocument
+from errscan.api.layout import ERROR_ID, INDEX, error_document_path
 from errscan.errors import ErrscanError, UsageError
 from errscan.model import SCHEMA_VERSION, Catalog, ErrorSite
 
 _ERROR = msgspec.json.Decoder(ErrorSite)  # an ErrorDocument's pin fields are left out
-_MATCHER = msgspec.json.Decoder(MatcherDocument)
-ERROR_ID = re.compile(r"[0-9a-f]{16}")  # errscan.ids.error_id
 
 
 def read_site(root: Path) -> Catalog:
@@ -40,60 +36,6 @@ def read_site(root: Path) -> Catalog:
         return msgspec.convert(fields, Catalog, from_attributes=True)
     except (OSError, ValueError, RecursionError) as exc:  # msgspec: ValueErrors, and RecursionError for deep nesting
         raise ErrscanError(f"cannot read the site at {root}: {type(exc).__name__}: {exc}") from exc
-
-
-def read_matcher(root: Path) -> MatcherDocument:
-    """`api/matcher.json`: what `lookup` ranks against, without reading every error's document."""
-    path = root / MATCHER
-    if not (root / INDEX).is_file():
-        raise UsageError(f"not an errscan site: {root} (no {INDEX})")
-    try:
-        raw = path.read_bytes()
-        try:
-            document = _MATCHER.decode(raw)  # typed: thousands of entries, no dicts made on the way
-        except msgspec.ValidationError:
-            document = None
-        if document is None or document.schema_version != SCHEMA_VERSION:
-            data = msgspec.json.decode(raw)
-            schema = data.get("schema_version") if isinstance(data, dict) else None
-            if schema != SCHEMA_VERSION:
-                raise UsageError(f"cannot read the site at {root}: its api/ has schema version {schema}, this errscan reads {SCHEMA_VERSION}")
-            document = msgspec.convert(data, MatcherDocument)  # raises what is wrong with it
-        _check_matcher(document)
-        return document
-    except FileNotFoundError:
-        raise UsageError(f"cannot read the site at {root}: it has no {MATCHER}; build it again with errscan scan") from None
-    except (OSError, ValueError, RecursionError) as exc:
-        raise ErrscanError(f"cannot read the site at {root}: {MATCHER}: {type(exc).__name__}: {exc}") from exc
-
-
-def _check_matcher(document: MatcherDocument) -> None:
-    """A matcher's columns are as long as its ids, its ids name files (so they must be ids), and
-    its file and error numbers point inside its lists: anything else is a damaged site."""
-    count = len(document.ids)
-    short = [name for name in MATCHER_COLUMNS if len(getattr(document, name)) != count]
-    if short:
-        raise ValueError(f"{', '.join(short)} not as long as ids")
-    bad = next((i for i in document.ids if not ERROR_ID.fullmatch(i)), None)
-    if bad is not None:
-        raise ValueError(f"not an error id: {bad!r}")
-    if any(not 0 <= f < len(document.files) for f in document.file_of) or any(
-        not 0 <= i < count for positions in document.words.values() for i in positions
-    ):
-        raise ValueError("a position outside its list")
-
-
-def error_reader(root: Path) -> Callable[[str], ErrorSite]:
-    """Reads one error of the site by its id, as `read_site` would have it."""
-
-    def read(error_id: str) -> ErrorSite:
-        path = root / error_document_path(check_error_id(error_id))
-        try:
-            return _ERROR.decode(path.read_bytes())
-        except (OSError, ValueError, RecursionError) as exc:
-            raise ErrscanError(f"cannot read {path}: {type(exc).__name__}: {exc}") from exc
-
-    return read
 
 
 def check_error_id(text: str) -> str:

@@ -10,10 +10,16 @@ from typing import Any
 
 import msgspec
 
-from errscan.api.documents import AliasDocument, ErrorDocument, IndexDocument, MatcherDocument
+from errscan.api.documents import (
+    AliasDocument, ErrorDocument, IndexDocument, MatcherFramesDocument, MatcherIndexDocument, MatcherKeysDocument,
+    MatcherRowsDocument,
+)
 from errscan.model import SCHEMA_VERSION, CallGraphDocument, CatalogDiff
 
-DOCUMENTS = (IndexDocument, ErrorDocument, CallGraphDocument, MatcherDocument, AliasDocument, CatalogDiff)
+DOCUMENTS = (
+    IndexDocument, ErrorDocument, CallGraphDocument, MatcherIndexDocument, MatcherKeysDocument, MatcherRowsDocument,
+    MatcherFramesDocument, AliasDocument, CatalogDiff,
+)
 
 
 def api_schema() -> dict[str, Any]:
@@ -32,7 +38,8 @@ def api_schema() -> dict[str, Any]:
         "title": "errscan error catalog API",
         "description": (
             "api/index.json is an IndexDocument, api/errors/<id>.json an ErrorDocument, "
-            "api/callgraph.json a CallGraphDocument, api/matcher.json a MatcherDocument; a site over several releases adds "
+            "api/callgraph.json a CallGraphDocument; api/matcher/ holds index.json (MatcherIndexDocument), keys/<n>.json "
+            "(MatcherKeysDocument), rows/<n>.json (MatcherRowsDocument) and frames.json (MatcherFramesDocument); a site over several releases adds "
             "api/errors/<old id>.json as AliasDocument and api/changes/<old>..<new>.json as "
             "CatalogDiff (also the output of `errscan diff --format json`)."
         ),

@@ -7,8 +7,8 @@ from typing import Any
 
 import msgspec
 
-from errscan.api.documents import alias_document, index_document, matcher_document
-from errscan.api.layout import CALLGRAPH, INDEX, MATCHER, SCHEMA, changes_document_path, error_document_path
+from errscan.api.documents import alias_document, index_document, matcher_documents
+from errscan.api.layout import CALLGRAPH, INDEX, SCHEMA, changes_document_path, error_document_path
 from errscan.api.schema import api_schema
 from errscan.model import Catalog
 
@@ -27,7 +27,7 @@ def dump_json(document: Any, compact: bool = False) -> str:
 def api_files(catalog: Catalog) -> dict[str, str]:
     """Path -> text of every api/ file but the error documents, which are written with the pages."""
     files = {INDEX: dump_json(index_document(catalog)), SCHEMA: dump_json(api_schema())}
-    files[MATCHER] = dump_json(matcher_document(catalog), compact=True)
+    files.update((path, dump_json(document, compact=True)) for path, document in matcher_documents(catalog).items())
     if catalog.callgraph is not None:
         files[CALLGRAPH] = dump_json(catalog.callgraph, compact=True)
     for alias in catalog.aliases:

@@ -8,32 +8,29 @@ that fired there, and their fixes the ones that apply.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 
 from errscan.match import compile_template, find_instance
-from errscan.model import ErrorSite, Fix
+
+# part: the part's template, None for the message as a whole; shown: the text of the user's message
+# that shows it; fixes: its fixes (Fix records as dicts)
+Cause = namedtuple("Cause", "part shown fixes")
 
 
-@dataclass(frozen=True)
-class Cause:
-    part: str | None  # the part's template; None: the message as a whole
-    shown: str  # the text of the user's message that shows it
-    fixes: tuple[Fix, ...]
-
-
-def causes(error: ErrorSite, message: str) -> list[Cause]:
+def causes(error: dict, message: str) -> list[Cause]:
     """The causes `message` shows, in the order of the explanation's fixes; the whole message's
-    fixes when it has no parts (or none of them is found)."""
-    fixes = error.explanation.fixes if error.explanation else ()
-    parts = list(dict.fromkeys(f.part for f in fixes if f.part))
+    fixes when it has no parts (or none of them is found). `error` is the error's document, as lookup
+    reads it (a dict of errscan.model.ErrorSite's fields)."""
+    fixes = error["explanation"]["fixes"] if error["explanation"] else ()
+    parts = list(dict.fromkeys(f["part"] for f in fixes if f.get("part")))
     found = []
     for part in parts:
         shown = _find(part, message)
         if shown is not None:
-            found.append(Cause(part, shown, tuple(f for f in fixes if f.part == part)))
+            found.append(Cause(part, shown, tuple(f for f in fixes if f.get("part") == part)))
     if found:
         return found
-    whole = tuple(f for f in fixes if not f.part)
+    whole = tuple(f for f in fixes if not f.get("part"))
     return [Cause(None, message, whole)] if whole else []
 
 

@@ -16,10 +16,8 @@ message is what a log site wrote, and its `[file.py:123]` says which call wrote 
 
 from __future__ import annotations
 
-import ast
 import re
-import warnings
-from dataclasses import dataclass
+from collections import namedtuple
 
 MAX_MESSAGE_LINES = 30  # continuation lines read after an exception line (or of a bare message)
 MAX_LINE_CHARS = 20_000  # a longer line is read by its beginning: parsing stays linear in the input
@@ -68,31 +66,23 @@ _PYDANTIC = re.compile(r"^[ \t]*(?:Value|Assertion) error, ", re.M)
 _PYDANTIC_TAIL = re.compile(r"\s*\[type=\w+[^\]]*\][\s\S]*$")
 
 
-@dataclass(frozen=True)
-class Frame:
-    path: str  # as printed, "/"-separated
-    line: int
-    function: str
+# Named tuples, not dataclasses, as in errscan.match: lookup should start fast.
+Frame = namedtuple("Frame", "path line function")  # path as printed, "/"-separated
+
+# Where a log record says it was written: `[file.py:123]` (vLLM prints the file's name only).
+RecordSource = namedtuple("RecordSource", "file line")
 
 
-@dataclass(frozen=True)
-class RecordSource:
-    """Where a log record says it was written: `[file.py:123]` (vLLM prints the file's name only)."""
+class LoggedError(namedtuple("LoggedError", "exception lines frames line level source", defaults=("", None))):
+    """One exception, or one log record at level warning or above, as the log shows it.
 
-    file: str
-    line: int
+    `exception`: as printed ("vllm.x.HandshakeError", "ValueError"), "" when the log names none;
+    `lines`: the message's first line and the lines that may continue it; `frames`: its traceback
+    (Frames), outermost first, () when the log shows none; `line`: 1-based line of the input where
+    it starts; `level`: a log record's ("warning", "error" or "critical"), "" for an exception;
+    `source`: a log record's writer (RecordSource) as its prefix names it, or None."""
 
-
-@dataclass(frozen=True)
-class LoggedError:
-    """One exception, or one log record at level warning or above, as the log shows it."""
-
-    exception: str  # as printed ("vllm.x.HandshakeError", "ValueError"); "" when the log names none
-    lines: tuple[str, ...]  # the message's first line and the lines that may continue it
-    frames: tuple[Frame, ...]  # its traceback, outermost first; () when the log shows none
-    line: int  # 1-based line of the input where it starts
-    level: str = ""  # a log record's: "warning", "error" or "critical"; "" for an exception
-    source: RecordSource | None = None  # a log record's writer, as its prefix names it
+    __slots__ = ()
 
     @property
     def short_exception(self) -> str:
@@ -114,12 +104,8 @@ class LoggedError:
         return tuple(found) or ("",)
 
 
-@dataclass(frozen=True)
-class _Line:
-    number: int
-    stream: str  # the process tags, joined
-    record: str  # vLLM's record prefix, "" when there is none
-    text: str
+# stream: the process tags, joined; record: vLLM's record prefix, "" when there is none
+_Line = namedtuple("_Line", "number stream record text")
 
 
 def find_errors(text: str) -> list[LoggedError]:
@@ -254,6 +240,9 @@ def _unquote(text: str) -> str | None:
     """The string a `repr` shows, or None when `text` is not one quoted string literal."""
     if len(text) < 2 or text[0] not in "'\"" or text[-1] != text[0]:
         return None
+    import ast  # here: most inputs quote no repr, and lookup should start fast
+    import warnings
+
     try:
         with warnings.catch_warnings():  # an invalid escape ('\K') is a warning, printed by 3.12
             warnings.simplefilter("ignore")

@@ -1,45 +1,44 @@
-"""What `errscan lookup` prints: a short text per error found, or JSON for scripts."""
+"""What `errscan lookup` prints: a short text per error found, or JSON for scripts. Errors are their
+JSON documents as dicts (errscan.model.ErrorSite's fields), read from a site or made from a catalog."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from errscan.lookup.causes import causes
 from errscan.lookup.rank import Candidate, Finding
 from errscan.api.layout import page_path
-from errscan.model import label
+from errscan.labels import label
 from errscan.terminal import printable
 
 
-def as_records(findings: list[Finding]) -> list[dict[str, Any]]:
+def as_records(findings: list[Finding]) -> list[dict]:
     """One object per candidate, errors in input order and each one's candidates best first."""
-    records: list[dict[str, Any]] = []
+    records: list[dict] = []
     for finding in findings:
         logged = finding.logged
         for rank, candidate in enumerate(finding.candidates, 1):
             error = candidate.error
             records.append(
                 {
-                    "id": error.id,
+                    "id": error["id"],
                     "rank": rank,
                     "score": candidate.score,
                     "rule": candidate.rule,
                     "confident": candidate.confident,
-                    "path": error.path,
-                    "line": error.line,
-                    "function": error.function,
-                    "kind": error.kind,
-                    "level": error.level,
-                    "exception": error.exception,
-                    "message": error.message,
+                    "path": error["path"],
+                    "line": error["line"],
+                    "function": error["function"],
+                    "kind": error["kind"],
+                    "level": error["level"],
+                    "exception": error["exception"],
+                    "message": error["message"],
                     "bindings": candidate.bindings,
-                    "url": error.url,
-                    "page": page_path(error),
-                    "removed_since": error.removed_since,
+                    "url": error["url"],
+                    "page": page_path(error["id"]),
+                    "removed_since": _removed_since(error),
                     "through": _through(candidate),
-                    "summary": error.explanation.summary if error.explanation else None,
+                    "summary": error["explanation"]["summary"] if error["explanation"] else None,
                     "causes": [
-                        {"part": c.part, "shown": c.shown, "fixes": [f.text for f in c.fixes]}
+                        {"part": c.part, "shown": c.shown, "fixes": [f["text"] for f in c.fixes]}
                         for c in causes(error, candidate.message or logged.message)
                     ],
                     "input": _input(logged, candidate.message),
@@ -57,7 +56,7 @@ def as_records(findings: list[Finding]) -> list[dict[str, Any]]:
     return records
 
 
-def _input(logged, message: str) -> dict[str, Any]:
+def _input(logged, message: str) -> dict:
     return {"line": logged.line, "exception": logged.exception, "level": logged.level or None, "message": message or logged.message}
 
 
@@ -83,29 +82,30 @@ def as_text(findings: list[Finding], site_prefix: str = "") -> str:
             continue
         best, *others = finding.candidates
         error = best.error
+        removed_since = _removed_since(error)
         lines += [
-            f"  {error.label}: {_one_line(error.message) or '(no message)'}",
+            f"  {_label(error)}: {_one_line(error['message']) or '(no message)'}",
             f"  {_verdict(best)}",
-            f"  at {error.path}:{error.line} in {error.function}",
-            f"  {error.url}",
+            f"  at {error['path']}:{error['line']} in {error['function']}",
+            f"  {error['url']}",
         ]
         if best.through is not None:
             lines.append(f"  {_seen_through(best.through)}")
-        if error.removed_since:
-            lines.append(f"  no longer raised since {error.removed_since}")
+        if removed_since:
+            lines.append(f"  no longer raised since {removed_since}")
         if site_prefix is not None:  # a page exists only where a site was built
-            lines.append(f"  page {site_prefix}{page_path(error)}")
+            lines.append(f"  page {site_prefix}{page_path(error['id'])}")
         lines += [f"    {field} = {_one_line(value)}" for field, value in best.bindings.items()]
-        if error.explanation:
-            lines.append(f"  what it means: {_one_line(error.explanation.summary, 400)}")
+        if error["explanation"]:
+            lines.append(f"  what it means: {_one_line(error['explanation']['summary'], 400)}")
         for cause in causes(error, best.message or logged.message):
             if cause.part is not None:
                 lines.append(f"  cause: {_one_line(cause.shown)}")
-            lines += [f"  fix: {_one_line(_without_part(fix.text), 400)}" for fix in cause.fixes]
+            lines += [f"  fix: {_one_line(_without_part(fix['text']), 400)}" for fix in cause.fixes]
         for other in others:
             lines.append(
-                f"  or {other.score:.2f} {other.rule}: {other.error.label}: "
-                f"{_one_line(other.error.message)} ({other.error.path}:{other.error.line})"
+                f"  or {other.score:.2f} {other.rule}: {_label(other.error)}: "
+                f"{_one_line(other.error['message'])} ({other.error['path']}:{other.error['line']})"
             )
         lines += _catch_all_line(finding)
         blocks.append("\n".join(lines))
@@ -125,25 +125,34 @@ def _catch_all_line(finding: Finding) -> list[str]:
     ]
 
 
-def _through(candidate: Candidate) -> dict[str, Any] | None:
+def _label(error: dict) -> str:
+    return label(error["exception"], error["level"])
+
+
+def _removed_since(error: dict) -> str | None:
+    """The release since which it is no longer raised (errscan.model.ErrorSite.removed_since)."""
+    return error["history"]["removed_since"] if error.get("history") else None
+
+
+def _through(candidate: Candidate) -> dict | None:
     surface = candidate.through
     if surface is None:
         return None
-    return {"how": surface.how, "exception": surface.exception, "level": surface.level, "path": surface.path,
-            "line": surface.line, "id": surface.id, "caught": surface.caught, "caught_line": surface.caught_line}
+    return {key: surface[key] for key in ("how", "exception", "level", "path", "line", "id", "caught", "caught_line")}
 
 
-def _seen_through(surface) -> str:
+def _seen_through(surface: dict) -> str:
     """The wrapper the log showed, named: the origin above is where the error starts."""
-    at = f"{surface.path}:{surface.line}"
-    if surface.how == "reraised":
-        return f"shown as {surface.exception}: `{surface.caught}` re-raises it at {at}"
-    if surface.how == "http":
-        return f"shown as HTTP {surface.status} ({surface.exception}): `{surface.caught}` answers with it at {at}"
-    if surface.how == "response":
-        return (f"shown as the {(surface.level or '').upper()} record `{surface.caught}` logs at {surface.path}:{surface.log_line} "
-                f"before it sends an error response ({surface.response}) at line {surface.line}")
-    return f"shown as the {(surface.level or '').upper()} record `{surface.caught}` logs at {at}"
+    at = f"{surface['path']}:{surface['line']}"
+    how, caught, level = surface["how"], surface["caught"], (surface["level"] or "").upper()
+    if how == "reraised":
+        return f"shown as {surface['exception']}: `{caught}` re-raises it at {at}"
+    if how == "http":
+        return f"shown as HTTP {surface['status']} ({surface['exception']}): `{caught}` answers with it at {at}"
+    if how == "response":
+        return (f"shown as the {level} record `{caught}` logs at {surface['path']}:{surface['log_line']} "
+                f"before it sends an error response ({surface['response']}) at line {surface['line']}")
+    return f"shown as the {level} record `{caught}` logs at {at}"
 
 
 def _without_part(text: str) -> str:

@@ -20,17 +20,13 @@ traceback that ends elsewhere was raised elsewhere.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
-from collections import Counter
-from typing import Callable, Iterator
+from collections import Counter, namedtuple
 
-from errscan.api.documents import MatcherDocument, MatcherEntry, matcher_document
+from errscan.api.layout import MATCHER_FRAMES, MATCHER_INDEX
+from errscan.errors import ErrscanError
 from errscan.lookup.logs import LoggedError, find_errors
-from errscan.match import (
-    CompiledTemplate, MessageMatch, compile_template, evidence, fold, fuzzy_match, may_be_cut, score_message,
-    words,
-)
-from errscan.model import Catalog, ErrorSite, Surface
+from errscan.lookup.shards import MatcherEntry, rows_file, word_file
+from errscan.match import CompiledTemplate, MessageMatch, compile_template, evidence, fold, fuzzy_match, may_be_cut, score_message, words
 
 MAX_ALTERNATIVES = 2
 # Each error found is ranked against every template, so a log of many errors costs many times one:
@@ -38,53 +34,60 @@ MAX_ALTERNATIVES = 2
 MAX_ERRORS = 100
 _AGREES = 4  # where a candidate's sort key holds whether the log names its exception class (find)
 
-
-@dataclass(frozen=True)
-class Candidate:
-    error: ErrorSite
-    rule: str  # "frame", or the message rule: "exact" | "truncated" | "fuzzy"
-    score: float
-    bindings: dict[str, str]
-    confident: bool
-    message: str  # the reading of the logged message that matched ("" for a frame alone)
-    framed: bool  # the traceback's innermost frame pins this site
-    through: Surface | None = None  # what the log showed in the error's place: its wrapper, a handler's log record
+# Named tuples, not dataclasses, as in errscan.match: lookup should start fast. Documents are the
+# errors' JSON documents (api/errors/<id>.json) as dicts, and `through` a dict of their `surfaces_as`.
 
 
-@dataclass(frozen=True)
-class Finding:
-    logged: LoggedError
-    candidates: tuple[Candidate, ...]  # best first: the best match and its alternatives
-    # Errors whose message is a placeholder alone (`raise ValueError(msg)`): any text is an
-    # instance, so they are one line after the candidates, not candidates (the site does the same).
-    catch_alls: tuple[MatcherEntry, ...] = field(default=())
+class Candidate(namedtuple("Candidate", "error rule score bindings confident message framed through", defaults=(None,))):
+    """`error`: the error's document; `rule`: "frame", or the message rule ("exact" | "truncated" |
+    "fuzzy"); `message`: the reading of the logged message that matched ("" for a frame alone);
+    `framed`: the traceback's innermost frame pins this site; `through`: what the log showed in the
+    error's place (its wrapper, a handler's log record: one of its `surfaces_as`), or None."""
+
+    __slots__ = ()
+
+
+class Finding(namedtuple("Finding", "logged candidates catch_alls", defaults=((),))):
+    """`candidates`: best first, the best match and its alternatives. `catch_alls`: the errors
+    (MatcherEntry) whose message is a placeholder alone (`raise ValueError(msg)`): any text is an
+    instance, so they are one line after the candidates, not candidates (the site does the same)."""
+
+    __slots__ = ()
 
 
 class CatalogMatcher:
-    """The errors to rank logged ones against (`api/matcher.json`, or made from a catalog), and how
-    to read one error in full. Only the best matches are read, only templates whose keys a message
-    shows are compiled, and the fuzzy rule counts shared words from the document's word lists."""
+    """The errors to rank logged ones against: the matcher's files (errscan/lookup/shards.py) from
+    `load` (path -> plain JSON), and `read`, an error's document by its id. A message reads the key
+    files its words select; only the best matches' rows and documents are read, only templates
+    whose keys a message shows are compiled, and the fuzzy rule counts shared words from the key
+    files' word lists."""
 
-    def __init__(self, matcher: MatcherDocument, read: Callable[[str], ErrorSite]):
+    def __init__(self, load, read):
         # Errors no longer raised are looked up too (logs come from old releases as well); a
         # current error ranks first where the two fit alike.
-        self.matcher = matcher
+        self._load = functools.lru_cache(maxsize=None)(load)
         self._read = read
+        self.index = self._load(MATCHER_INDEX)
         self._compiled: dict[str, CompiledTemplate] = {}
+        self._entries = {row[0]: MatcherEntry(*row) for row in self.index["catch_alls"]}
 
     @classmethod
-    def of_catalog(cls, catalog: Catalog) -> "CatalogMatcher":
+    def of_catalog(cls, catalog) -> "CatalogMatcher":
+        """The matcher a site of `catalog` (errscan.model.Catalog) would have, made in memory."""
+        import msgspec
+
+        from errscan.api.documents import matcher_documents
+
+        files = msgspec.to_builtins(matcher_documents(catalog))
         errors = {e.id: e for e in catalog.errors + catalog.retired}
-        return cls(matcher_document(catalog), errors.__getitem__)
+        return cls(files.__getitem__, lambda error_id: msgspec.to_builtins(errors[error_id]))
 
     @property
     def count(self) -> int:
         """How many errors are still raised."""
-        m = self.matcher
-        return sum(since is None and surface < 0 for since, surface in zip(m.removed_since, m.surfaces))
+        return self.index["count"]
 
     def find(self, logged: LoggedError) -> Finding:
-        m = self.matcher
         framed, raised_outside, frame_path = self._frame_sites(logged)
         best: dict[int, _Reading] = {}
         for reading in logged.readings():
@@ -92,12 +95,10 @@ class CatalogMatcher:
                 if i not in best or evidence(match) > evidence(best[i]):
                     best[i] = match
         said = any(fold(r) for r in logged.readings())
-        catch_alls = [
-            m.entry(i) for i, chars in enumerate(m.literal_chars) if not chars and i not in framed and m.messages[i].strip()
-        ] if said else []
+        catch_alls = [MatcherEntry(*row) for row in self.index["catch_alls"] if row[0] not in framed] if said else []
         scored: list[tuple[tuple, MatcherEntry, _Reading | None]] = []
-        for i in set(best) | framed:
-            entry, match = m.entry(i), best.get(i)
+        for i in sorted(set(best) | framed):
+            entry, match = self.entry(i), best.get(i)
             is_framed = i in framed
             strength = evidence(match) if match else (0, 0.0, 0, 0.0)
             key = (is_framed, *strength[:3], _agrees(logged, entry), strength[3], not entry.removed_since)
@@ -110,7 +111,7 @@ class CatalogMatcher:
             error = self._read(entry.id)
             ranked.append(Candidate(
                 error=error,
-                through=error.surfaces_as[entry.surface] if entry.surface >= 0 else None,
+                through=error["surfaces_as"][entry.surface] if entry.surface >= 0 else None,
                 rule=match.rule if match else "frame",
                 score=match.score if match else 1.0,
                 bindings=match.bindings if match else {},
@@ -128,26 +129,46 @@ class CatalogMatcher:
         catch_alls.sort(key=lambda e: (bool(e.removed_since), e.path, e.line))
         return Finding(logged, tuple(ranked), tuple(catch_alls))
 
-    def matches(self, reading: str) -> Iterator[tuple[int, "_Reading"]]:
-        """The errors (by position) one reading of a message matches, by errscan.match.score_message;
-        a template is compiled only when the reading shows its keys, else only `fuzzy` can apply.
-        Templates without literal text (catch-alls) are left out."""
-        m = self.matcher
+    def matches(self, reading: str):
+        """(position, match) of the errors one reading of a message matches, by
+        errscan.match.score_message; a template is compiled only when the reading shows its keys,
+        else only `fuzzy` can apply. Templates without literal text (catch-alls) are left out."""
         folded = fold(reading)
         found = words(reading)
-        shared = Counter(i for word in found for i in m.words.get(word, ()))
-        # A template with literal text has an anchor and a lead; one without is a catch-all.
-        keyed = {i for i, anchor in enumerate(m.anchors) if anchor and anchor in folded}
-        keyed.update(i for i, lead in enumerate(m.leads) if lead and lead in folded and may_be_cut(self._compile(m.messages[i]).head, lead, folded))
-        for i in keyed:
-            match = score_message(self._compile(m.messages[i]), reading)
+        buckets = self.index["buckets"]
+        shared: Counter[int] = Counter()
+        word_counts: dict[int, int] = {}
+        keyed_files = {path: self._load(path) for path in sorted({word_file(word, buckets) for word in found})}
+        for word in found:
+            postings = iter(keyed_files[word_file(word, buckets)]["words"].get(word, ()))
+            for i, count in zip(postings, postings):  # position, word count, position, ...
+                shared[i] += 1
+                word_counts[i] = count
+        # A template with literal text has an anchor and a lead, and is keyed by words of both.
+        candidates = [*self.index["unkeyed"], *(k for keys in keyed_files.values() for k in keys["keyed"])]
+        keyed = {i for i, anchor, _ in candidates if anchor in folded}
+        keyed.update(
+            i for i, _, lead in candidates
+            if i not in keyed and lead and lead in folded and may_be_cut(self._compile(self.entry(i).message).head, lead, folded)
+        )
+        for i in sorted(keyed):
+            match = score_message(self._compile(self.entry(i).message), reading)
             if match is not None:
-                yield i, _Reading(match.rule, match.score, match.bindings, match.pinned, match.shown, reading)
+                yield i, _Reading(*match, reading)
         for i, count in shared.items():
             if i not in keyed:
-                match = fuzzy_match(count, m.word_counts[i], len(found))
+                match = fuzzy_match(count, word_counts[i], len(found))
                 if match is not None:
-                    yield i, _Reading(match.rule, match.score, match.bindings, match.pinned, match.shown, reading)
+                    yield i, _Reading(*match, reading)
+
+    def entry(self, i: int) -> MatcherEntry:
+        """The error at position i, from its rows file."""
+        if i not in self._entries:
+            rows = self._load(rows_file(i, self.index["rows"]))["rows"]
+            self._entries.update((row[0], MatcherEntry(*row)) for row in rows)
+            if i not in self._entries:
+                raise ErrscanError(f"the site's matcher has no row {i} in {rows_file(i, self.index['rows'])}; build it again")
+        return self._entries[i]
 
     def _compile(self, template: str) -> CompiledTemplate:
         if template not in self._compiled:
@@ -155,45 +176,50 @@ class CatalogMatcher:
         return self._compiled[template]
 
     @functools.cached_property
+    def _frames(self) -> dict:
+        return self._load(MATCHER_FRAMES)
+
+    @functools.cached_property
     def _paths(self) -> list[str]:
-        return sorted(self.matcher.files, key=len, reverse=True)
+        return sorted(self._frames["files"], key=len, reverse=True)
 
     @functools.cached_property
     def _roots(self) -> list[str]:
-        return sorted({path.split("/", 1)[0] for path in self.matcher.files})
+        return sorted({path.split("/", 1)[0] for path in self._frames["files"]})
 
     def _frame_sites(self, logged: LoggedError) -> tuple[set[int], bool, str | None]:
         """The errors (by position) the innermost frame pins; whether it lies outside the catalog's
         scope (a file of another release that the scope covers is inside: its sites may have
         moved); and the catalogued file it names, if any (then no site in another file can be
-        certain). A log record's source pins the log sites it may be."""
-        m = self.matcher
+        certain). A log record's source pins the log sites it may be. The frames file is read
+        only here, for a traceback or a record's source."""
+        if logged.source is None and not logged.frames:
+            return set(), False, None
+        m = self._frames
         if logged.source is not None:
             source = logged.source
-            named = {f for f, path in enumerate(m.files) if path.rsplit("/", 1)[-1] == source.file}
+            named = {f for f, path in enumerate(m["files"]) if path.rsplit("/", 1)[-1] == source.file}
             return {
-                i for i, f in enumerate(m.file_of)
-                if f in named and m.kinds[i] == "log" and m.lines[i] <= source.line <= m.end_lines[i]
+                i for i, f in enumerate(m["file_of"])
+                if f in named and m["kinds"][i] == "log" and m["lines"][i] <= source.line <= m["end_lines"][i]
             }, False, None
-        if not logged.frames:
-            return set(), False, None
         frame = logged.frames[-1]
         path = next((p for p in self._paths if frame.path == p or frame.path.endswith("/" + p)), None)
         if path is None:
             return set(), not self._in_scope(frame.path), None
-        at = m.files.index(path)
-        in_function = [i for i, f in enumerate(m.file_of) if f == at and _short(m.functions[i]) == frame.function]
-        on_line = {i for i in in_function if m.lines[i] <= frame.line <= m.end_lines[i]}
+        at = m["files"].index(path)
+        in_function = [i for i, f in enumerate(m["file_of"]) if f == at and _short(m["functions"][i]) == frame.function]
+        on_line = {i for i in in_function if m["lines"][i] <= frame.line <= m["end_lines"][i]}
         if on_line:
             return on_line, False, path
-        same_class = [i for i in in_function if _short(m.exceptions[i]) == logged.short_exception]
+        same_class = [i for i in in_function if _short(m["exceptions"][i]) == logged.short_exception]
         return set(same_class) if len(same_class) == 1 else set(), False, path
 
     @functools.cached_property
     def _scope(self):
         from errscan.scope import Scope  # globs: loaded only for a traceback from outside the catalog
 
-        return Scope(self.matcher.include, self.matcher.exclude)
+        return Scope(tuple(self.index["include"]), tuple(self.index["exclude"]))
 
     def _in_scope(self, printed: str) -> bool:
         """Whether a printed path, cut at its last catalog root folder (`.../vllm/x.py` -> `vllm/x.py`), is catalogued."""
@@ -205,9 +231,8 @@ class CatalogMatcher:
         return False
 
 
-@dataclass(frozen=True)
-class _Reading(MessageMatch):
-    message: str = ""
+# A MessageMatch with the reading of the logged message that matched.
+_Reading = namedtuple("_Reading", (*MessageMatch._fields, "message"))
 
 
 def _pins(framed: bool, match: MessageMatch | None) -> bool:
@@ -215,7 +240,7 @@ def _pins(framed: bool, match: MessageMatch | None) -> bool:
 
 
 def _unsure(candidate: Candidate) -> Candidate:
-    return Candidate(**{**candidate.__dict__, "confident": False})
+    return candidate._replace(confident=False)
 
 
 def _agrees(logged: LoggedError, error: MatcherEntry) -> bool:
@@ -244,7 +269,8 @@ def _origins(scored: list[tuple[tuple, MatcherEntry, "_Reading | None"]]) -> lis
     return kept
 
 
-def lookup(text: str, catalog: Catalog | CatalogMatcher) -> list[Finding]:
-    """The errors `text` shows (the first MAX_ERRORS), each with its best catalogued matches."""
+def lookup(text: str, catalog) -> list[Finding]:
+    """The errors `text` shows (the first MAX_ERRORS), each with its best catalogued matches in
+    `catalog`, a CatalogMatcher or an errscan.model.Catalog."""
     matcher = catalog if isinstance(catalog, CatalogMatcher) else CatalogMatcher.of_catalog(catalog)
     return [matcher.find(logged) for logged in find_errors(text)[:MAX_ERRORS]]

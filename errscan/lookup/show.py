@@ -45,7 +45,7 @@ def _text(document: ErrorDocument, site_prefix: str) -> str:
         ("id", f"{document.id} ({document.kind})"),
         ("where", f"{document.path}:{document.line} in {document.function} ({_pinned(document)})"),
         ("source", document.url),
-        ("page", f"{site_prefix}{page_path(document)}"),
+        ("page", f"{site_prefix}{page_path(document.id)}"),
         ("when", _when(document, str)),
     ]
     trigger = document.trigger
@@ -71,7 +71,7 @@ def _markdown(document: ErrorDocument, site_prefix: str) -> str:
         "",
         f"- id: {code_span(document.id)} ({document.kind})",
         f"- raised at [{code_span(f'{document.path}:{document.line}')}]({document.url}) in {code_span(document.function)} ({_pinned(document)})",
-        f"- page: {site_prefix}{page_path(document)}",
+        f"- page: {site_prefix}{page_path(document.id)}",
     ]
     when = _when(document, code_span)
     if when:

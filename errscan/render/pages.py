@@ -176,7 +176,7 @@ def _write_error_chunk(chunk: range) -> int:
         related = ranked_related(error, [(by_id[r.id], r.reason) for r in (error.trigger.related if error.trigger else ()) if r.id in by_id])
         later = next((e for e in raising.get((error.path, error.function), ()) if e.line > error.line), None) if error.kind == "log" else None
         page = error_page.render(root="../../", here=f"errors/{error.id}/", **common, **error_context(catalog, error, related, later))
-        write(root / page_path(error), page)
+        write(root / page_path(error.id), page)
     return len(chunk)
 
 

@@ -81,8 +81,8 @@ def test_an_error_nothing_catches_is_raised_as_itself(catalog_0271):
 def test_a_pasted_moriio_error_leads_to_the_assert(catalog_0271):
     (finding,) = lookup("MoRIIOError: Failed to register local memory: register_torch_tensor returned None", catalog_0271)
     best = finding.candidates[0]
-    assert (best.error.path, best.error.line, best.confident) == (f"{V1}/moriio/moriio_engine.py", 582, True)
-    assert (best.through.exception, best.through.line) == ("MoRIIOError", 587)
+    assert (best.error["path"], best.error["line"], best.confident) == (f"{V1}/moriio/moriio_engine.py", 582, True)
+    assert (best.through["exception"], best.through["line"]) == ("MoRIIOError", 587)
 
 
 def test_the_log_line_of_mooncakes_handler_leads_to_the_assert(catalog_0271):
@@ -91,5 +91,5 @@ def test_the_log_line_of_mooncakes_handler_leads_to_the_assert(catalog_0271):
             "layer_names=3, layer_indices=4.")
     findings = [f for f in lookup(text, catalog_0271) if f.logged.level]
     best = findings[0].candidates[0]
-    assert (best.error.path, best.error.line) == (f"{V1}/mooncake/mooncake_connector.py", 130)
-    assert best.through.how == "response"
+    assert (best.error["path"], best.error["line"]) == (f"{V1}/mooncake/mooncake_connector.py", 130)
+    assert best.through["how"] == "response"

@@ -8,20 +8,12 @@ import sys
 
 import pytest
 
-from conftest import FIXTURES, run_cli
-from errscan.profiles.vllm import VLLM
-from errscan.render.site import write_site
-from errscan.runtime.runner import ScanOptions, scan
-from errscan.scope import Scope
-from errscan.sources.folder import FolderSource
+from conftest import run_cli
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    catalog = scan(FolderSource(FIXTURES / "patterns", VLLM), ScanOptions(VLLM.repo, Scope(("**",)), jobs=1))
-    out = tmp_path_factory.mktemp("lookup") / "site"
-    write_site(catalog, out)
-    return out, catalog
+def site(patterns_site):
+    return patterns_site
 
 
 def a_site_error(catalog):
@@ -103,21 +95,30 @@ def test_usage_errors_exit_2(args, tmp_path):
     assert result.stderr.startswith("errscan: ") and "Traceback" not in result.stderr
 
 
-def _outside_id(matcher: str) -> str:
-    document = json.loads(matcher)
-    document["ids"][0] = "../../../outside"
-    return json.dumps(document)
+def _outside_id(root) -> None:
+    index = root / "api" / "matcher" / "index.json"
+    document = json.loads(index.read_text())
+    document["catch_alls"][0][1] = "../../../outside"
+    index.write_text(json.dumps(document))
+
+
+def _each_keys_file(root, change) -> None:
+    for path in (root / "api" / "matcher" / "keys").glob("*.json"):
+        path.write_text(change(path.read_text()))
 
 
 @pytest.mark.parametrize(
     "damage",
     [
         _outside_id,
-        lambda matcher: "[" * 100_000 + "]" * 100_000,
-        lambda matcher: matcher.replace('"ids":[', '"ids":7,"x":[', 1),
-        lambda matcher: matcher.replace('"lines":[', '"lines":[1,', 1),
+        lambda root: (root / "api" / "matcher" / "index.json").write_text("[" * 100_000 + "]" * 100_000),
+        lambda root: (root / "api" / "matcher" / "index.json").write_text(
+            (root / "api" / "matcher" / "index.json").read_text().replace('"buckets":', '"buckets":"7","x":', 1)
+        ),
+        lambda root: _each_keys_file(root, lambda text: text.replace('"keyed":[', '"keyed":[[1],', 1)),
+        lambda root: _each_keys_file(root, lambda text: text.replace('"words":{', '"words":{"~":[1,2,3],', 1)),
     ],
-    ids=["an id leading outside", "deeply nested", "mistyped", "a longer column"],
+    ids=["an id leading outside", "deeply nested", "mistyped", "a short keyed template", "a long posting"],
 )
 def test_a_damaged_site_is_one_line_and_exit_1(site, tmp_path, damage):
     import shutil
@@ -125,11 +126,22 @@ def test_a_damaged_site_is_one_line_and_exit_1(site, tmp_path, damage):
     root = tmp_path / "site"
     shutil.copytree(site[0], root)
     (tmp_path / "outside.json").write_text("{}")
-    matcher = root / "api" / "matcher.json"
-    matcher.write_text(damage(matcher.read_text()))
+    damage(root)
     result = run_cli("lookup", "--site", str(root), "ValueError: x")
     assert result.returncode == 1
     assert result.stderr.startswith(f"errscan: cannot read the site at {root}: ") and result.stderr.count("\n") == 1
+
+
+def test_a_site_of_another_schema_version_is_a_usage_error(site, tmp_path):
+    import shutil
+
+    root = tmp_path / "site"
+    shutil.copytree(site[0], root)
+    index = root / "api" / "matcher" / "index.json"
+    index.write_text(index.read_text().replace('"schema_version":', '"schema_version":1,"was":', 1))
+    result = run_cli("lookup", "--site", str(root), "ValueError: x")
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"errscan: cannot read the site at {root}: its api/ has schema version 1") and result.stderr.count("\n") == 1
 
 
 def test_catch_all_templates_are_one_last_line_in_text_and_json(site):

@@ -71,8 +71,8 @@ def test_generated_messages_come_back_top1(catalog):
     for ordinal, error in enumerate(errors):
         message = concrete(error.message, ordinal)
         best = matcher.find(LoggedError(error.exception.rsplit(".", 1)[-1], (message,), (), 1)).candidates[0]
-        if best.error.id != error.id or not best.confident:
-            misses.append((error.path, error.line, message, best.error.path, best.error.line))
+        if best.error["id"] != error.id or not best.confident:
+            misses.append((error.path, error.line, message, best.error["path"], best.error["line"]))
     assert misses == []
 
 
@@ -80,14 +80,14 @@ def test_twins_come_back_together_and_unsure(catalog):
     twins = [e for e in catalog.errors if e.message.endswith("is not divisible by remote tensor parallel size {remote_tp_size}.")]
     assert len(twins) == 2
     (finding,) = lookup("AssertionError: Local tensor parallel size 4 is not divisible by remote tensor parallel size 3.", catalog)
-    assert {c.error.id for c in finding.candidates[:2]} == {e.id for e in twins}
+    assert {c.error["id"] for c in finding.candidates[:2]} == {e.id for e in twins}
     assert not any(c.confident for c in finding.candidates)
 
 
 def test_generated_messages_bind_the_filled_values(catalog):
     error = next(e for e in catalog.errors if e.message == "Rank {rank} not initialized")
     (finding,) = lookup("ValueError: Rank 7 not initialized", catalog)
-    assert finding.candidates[0].error.message == error.message
+    assert finding.candidates[0].error["message"] == error.message
     assert finding.candidates[0].bindings == {"rank": "7"}
 
 
@@ -101,7 +101,7 @@ def test_real_messages_find_their_site_first(catalog, case):
     findings = lookup(case["text"], catalog)
     assert findings, "nothing found"
     best = findings[0].candidates[0]
-    assert (best.error.path, best.error.line) == (case["path"], case["line"])
+    assert (best.error["path"], best.error["line"]) == (case["path"], case["line"])
 
 
 def test_real_messages_reach_95_percent_top1(catalog):
@@ -109,7 +109,7 @@ def test_real_messages_reach_95_percent_top1(catalog):
     for case in REAL["in_scope"]:
         findings = lookup(case["text"], catalog)
         best = findings[0].candidates[0] if findings else None
-        hits += best is not None and (best.error.path, best.error.line) == (case["path"], case["line"])
+        hits += best is not None and (best.error["path"], best.error["line"]) == (case["path"], case["line"])
     assert hits / len(REAL["in_scope"]) >= 0.95
 
 
@@ -128,7 +128,7 @@ def test_frame_pins_an_assertion_without_message(catalog):
     )
     (finding,) = lookup(text, catalog)
     best = finding.candidates[0]
-    assert (best.error.id, best.rule, best.confident) == (site.id, "frame", True)
+    assert (best.error["id"], best.rule, best.confident) == (site.id, "frame", True)
 
 
 PREFIXES = ("(EngineCore_DP0 pid=4121) ", "(APIServer pid=1) ", "")
@@ -153,7 +153,7 @@ def test_log_lines_find_their_log_site_first(catalog):
     for ordinal, error in enumerate(logged):
         text = log_record(error, ordinal)
         best = next(f for f in lookup(text, catalog) if f.logged.level).candidates[0]
-        if best.error.id != error.id or not best.confident:
+        if best.error["id"] != error.id or not best.confident:
             misses.append((error.path, error.line, text))
     assert misses == []
 
@@ -162,7 +162,7 @@ def test_log_messages_without_their_prefix_find_the_log_site(catalog):
     """Pasted without vLLM's prefix, a log message is matched by its text alone, as an exception's is."""
     distinct = [e for e in distinct_errors(catalog) if e.kind == "log"]
     assert len(distinct) >= 30
-    hits = sum(lookup(concrete(e.message, i), catalog)[0].candidates[0].error.id == e.id for i, e in enumerate(distinct))
+    hits = sum(lookup(concrete(e.message, i), catalog)[0].candidates[0].error["id"] == e.id for i, e in enumerate(distinct))
     assert hits == len(distinct)
 
 
@@ -176,6 +176,6 @@ def test_kept_log_lines_find_their_log_site_first(catalog):
     for case in LOG_LINES:
         finding = next(f for f in lookup(case["text"], catalog) if f.logged.level)
         best = finding.candidates[0]
-        if (best.error.path, best.error.line) != (case["path"], case["line"]) or best.error.kind != "log":
-            misses.append((case["text"][:80], best.error.path, best.error.line))
+        if (best.error["path"], best.error["line"]) != (case["path"], case["line"]) or best.error["kind"] != "log":
+            misses.append((case["text"][:80], best.error["path"], best.error["line"]))
     assert misses == []

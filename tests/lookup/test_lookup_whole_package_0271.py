@@ -51,7 +51,7 @@ def first_site(matcher: CatalogMatcher, text: str) -> tuple[str, int] | None:
     for logged in find_errors(text):
         finding = matcher.find(logged)
         if finding.candidates:
-            return finding.candidates[0].error.path, finding.candidates[0].error.line
+            return finding.candidates[0].error["path"], finding.candidates[0].error["line"]
     return None
 
 

@@ -1,27 +1,20 @@
-"""The site's compact matcher (api/matcher.json) ranks as compiling every template would."""
+"""The site's matcher, split by key (api/matcher/), ranks as compiling every template would."""
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
-from conftest import FIXTURES
-from errscan.api.documents import matcher_document
-from errscan.api.read import error_reader, read_matcher
+from errscan.api.documents import matcher_documents
 from errscan.lookup import CatalogMatcher, lookup
+from errscan.lookup.output import as_json
+from errscan.lookup.shards import SiteMatcher, key_word
 from errscan.match import compile_template, score_message, split_template
-from errscan.profiles.vllm import VLLM
-from errscan.render.site import write_site
-from errscan.runtime.runner import ScanOptions, scan
-from errscan.scope import Scope
-from errscan.sources.folder import FolderSource
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    catalog = scan(FolderSource(FIXTURES / "patterns", VLLM), ScanOptions(VLLM.repo, Scope(("**",)), jobs=1))
-    out = tmp_path_factory.mktemp("matcher") / "site"
-    write_site(catalog, out, jobs=1)
-    return out, catalog
+def site(patterns_site):
+    return patterns_site
 
 
 def messages(catalog):
@@ -34,20 +27,39 @@ def messages(catalog):
         yield instance
         yield from (instance[:end] for end in range(8, len(instance), 7))
         yield " ".join(reversed(instance.split()))
+        yield f"ab3{instance}cd"  # glued to letters: its first and last words are cut (key_word)
 
 
-def test_the_document_reads_back(site):
+def test_the_documents_read_back(site):
     root, catalog = site
-    assert read_matcher(root) == matcher_document(catalog)
+    files = SiteMatcher(str(root))
+    assert {path: files(path) for path in matcher_documents(catalog)} == msgspec.json.decode(msgspec.json.encode(matcher_documents(catalog)))
+
+
+@pytest.mark.parametrize(
+    "run, opens, text",
+    [
+        ("not initialized", False, "Rank 3cannot initializedx"),  # both ends inside words of the text
+        ("is not divisible by", False, "7 is not divisible by 2"),
+        ("3abc def", False, "x3abc defy"),  # after a digit a word may begin earlier
+        ("Rank", True, "Ranking"),
+    ],
+)
+def test_a_runs_key_is_among_the_keys_of_any_text_showing_it(run, opens, text):
+    from errscan.match import words
+
+    key = key_word(run, opens)
+    assert run in text and any(key == "=" + word or key == "<" + word[:3] for word in words(text))
 
 
 def test_the_site_matcher_finds_what_compiling_every_template_finds(site):
     root, catalog = site
-    matcher = CatalogMatcher(read_matcher(root), error_reader(root))
+    files = SiteMatcher(str(root))
+    matcher = CatalogMatcher(files, files.error)
     compiled = {e.id: compile_template(e.message) for e in catalog.errors}
     checked = 0
     for message in sorted(set(messages(catalog))):
-        found = {matcher.matcher.ids[i]: (m.rule, m.score, m.bindings) for i, m in matcher.matches(message)}
+        found = {matcher.entry(i).id: (m.rule, m.score, m.bindings) for i, m in matcher.matches(message)}
         expected = {}
         for error in catalog.errors:
             match = score_message(compiled[error.id], message) if compiled[error.id].literal_chars else None
@@ -60,7 +72,8 @@ def test_the_site_matcher_finds_what_compiling_every_template_finds(site):
 
 def test_a_site_and_its_catalog_rank_alike(site):
     root, catalog = site
-    from_site = CatalogMatcher(read_matcher(root), error_reader(root))
+    files = SiteMatcher(str(root))
+    from_site = CatalogMatcher(files, files.error)
     for message in sorted(set(messages(catalog)))[::5]:
         text = f"ValueError: {message}"
-        assert lookup(text, from_site) == lookup(text, catalog), text
+        assert as_json(lookup(text, from_site)) == as_json(lookup(text, catalog)), text

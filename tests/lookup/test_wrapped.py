@@ -16,24 +16,24 @@ def best(text, catalog):
 
 def test_a_wrapper_message_leads_to_the_origin_with_the_wrapper_named(surfaces_catalog):
     found = best("app.errors.EngineError: Failed to register local memory: register returned None", surfaces_catalog)
-    assert found.error.id == origin(surfaces_catalog, "rewrapped.py", 11).id and found.confident
-    assert (found.through.how, found.through.exception, found.through.line) == ("reraised", "EngineError", 13)
+    assert found.error["id"] == origin(surfaces_catalog, "rewrapped.py", 11).id and found.confident
+    assert (found.through["how"], found.through["exception"], found.through["line"]) == ("reraised", "EngineError", 13)
 
 
 def test_a_wrapper_message_around_another_error_does_not_lead_to_this_origin(surfaces_catalog):
     found = best("EngineError: Failed to register local memory: disk full", surfaces_catalog)
-    assert found.error.id == origin(surfaces_catalog, "rewrapped.py", 13).id and found.through is None
+    assert found.error["id"] == origin(surfaces_catalog, "rewrapped.py", 13).id and found.through is None
 
 
 def test_the_log_line_a_handler_writes_leads_to_the_origin(surfaces_catalog):
     found = best("ERROR 11-02 10:01:02 [response.py:26] Error processing request: 6 is not divisible by 4", surfaces_catalog)
-    assert found.error.id == origin(surfaces_catalog, "response.py", 13).id
-    assert found.through.how == "response" and found.through.log_line == 26
+    assert found.error["id"] == origin(surfaces_catalog, "response.py", 13).id
+    assert found.through["how"] == "response" and found.through["log_line"] == 26
 
 
 def test_an_http_error_leads_to_the_origin(surfaces_catalog):
     found = best("HTTPException: Allocation failed: Rank -3 not initialized", surfaces_catalog)
-    assert found.error.id == origin(surfaces_catalog, "http_status.py", 10).id and found.through.status == 500
+    assert found.error["id"] == origin(surfaces_catalog, "http_status.py", 10).id and found.through["status"] == 500
 
 
 def test_each_part_of_a_chained_traceback_leads_to_the_origin(surfaces_catalog):
@@ -51,7 +51,7 @@ def test_each_part_of_a_chained_traceback_leads_to_the_origin(surfaces_catalog):
     ])
     findings = lookup(text, surfaces_catalog)
     expected = origin(surfaces_catalog, "rewrapped.py", 11).id
-    assert [f.candidates[0].error.id for f in findings] == [expected, expected]
+    assert [f.candidates[0].error["id"] for f in findings] == [expected, expected]
     assert [f.candidates[0].through is None for f in findings] == [True, False]
 
 
@@ -65,6 +65,6 @@ def test_compose_puts_the_origin_where_the_caught_exception_is_printed():
 def test_the_record_logged_before_a_re_raise_and_the_wrapper_both_lead_to_the_origin(surfaces_catalog):
     expected = origin(surfaces_catalog, "logged_then_wrapped.py", 10)
     found = best("ERROR 11-02 10:01:02 [logged_then_wrapped.py:17] Bad frame: empty frame from peer b''", surfaces_catalog)
-    assert found.error.id == expected.id and (found.through.how, found.through.log_line) == ("reraised", 17)
+    assert found.error["id"] == expected.id and (found.through["how"], found.through["log_line"]) == ("reraised", 17)
     found = best("app.errors.PeerError: listener stopped: empty frame from peer b''", surfaces_catalog)
-    assert found.error.id == expected.id and found.through.exception == "PeerError"
+    assert found.error["id"] == expected.id and found.through["exception"] == "PeerError"

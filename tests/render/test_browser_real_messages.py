@@ -50,7 +50,7 @@ def lookup_first(matcher: CatalogMatcher, text: str) -> str | None:
     for logged in find_errors(text):
         finding = matcher.find(logged)
         if finding.candidates:
-            return finding.candidates[0].error.id
+            return finding.candidates[0].error["id"]
     return None
 
 
