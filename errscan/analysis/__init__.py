@@ -8,7 +8,6 @@ that reach it, the settings that decide it, solutions and related errors.
 from __future__ import annotations
 
 import ast
-import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
@@ -23,11 +22,12 @@ from errscan.analysis.search import FoundChain, conjoin
 from errscan.analysis.chunks import ChunkMap, chunk_sites, in_order
 from errscan.analysis.dispatch import Dispatch
 from errscan.analysis.along import Along
-from errscan.analysis.entries import Entry, Plugin, find_entries, find_plugins, plugin_lookups
+from errscan.analysis.entries import Entry, find_entries, find_plugins, plugin_lookups
 from errscan.analysis.explain import Explainer
 from errscan.analysis.helpers import HelperSettings
 from errscan.analysis.knobs import KnobCatalog, flags_in_message, knobs_in
 from errscan.analysis.plain import plain_words
+from errscan.analysis.reads import Source, attribute_reads, class_reads, held_codes, made_reads, plugin_reads, read_knobs
 from errscan.analysis.platforms import PlatformRules
 from errscan.analysis.related import related_errors
 from errscan.analysis.settled import Settled, SettledAttributes, ruled_out
@@ -90,7 +90,7 @@ class _Analysis:
         self.explainer = Explainer(catalog, profile, graph)
         self.helpers = HelperSettings(graph, catalog, profile)
         self.along = Along(graph, self.helpers, self.plugins, profile.plugin_setting, self.lookups)
-        self.reads = _attribute_reads(graph)
+        self.reads = attribute_reads(graph)
         self.dispatch = Dispatch(graph)
         self.settled = SettledAttributes(graph)
         self.platforms = PlatformRules(graph, profile.platforms)
@@ -113,7 +113,7 @@ class _Analysis:
         if node not in self.per_function:
             searched = reach(graph, node, self.entries, self.lookups, self.tested[node], self.named.__getitem__, self.dispatch,
                              self.platforms)
-            self.per_function[node] = (searched, _class_reads(graph, node, self.reads))
+            self.per_function[node] = (searched, class_reads(graph, node, self.reads))
         searched, settings = self.per_function[node]
         terms, contributions = _site_terms(raw, module)
         terms = helpers.inlined(terms, module, "" if raw.function == "<module>" else raw.function)
@@ -125,9 +125,9 @@ class _Analysis:
             exception = graph.qualify(module, "" if raw.function == "<module>" else raw.function, error.exception) or error.exception
             trigger = msgspec.structs.replace(trigger, http_status=http_status(graph, profile, exception, found))
         with_trigger = msgspec.structs.replace(error, trigger=trigger, surfaces_as=self.finder.find(error, node, found.chains))
-        plugin_reads = _plugin_reads(graph, self.plugins, trigger.connectors, self.reads)
-        explanation = self.explainer.explain(with_trigger, terms, contributions, found, _codes(settings, helpers), module,
-                                             _codes(plugin_reads, helpers), _codes(_made_reads(graph, plugin_reads, self.reads), helpers))
+        by_plugins = plugin_reads(graph, self.plugins, trigger.connectors, self.reads)
+        explanation = self.explainer.explain(with_trigger, terms, contributions, found, held_codes(settings, helpers), module,
+                                             held_codes(by_plugins, helpers), held_codes(made_reads(graph, by_plugins, self.reads), helpers))
         if explanation.kind == "usage" and explanation.fixes and profile.plugin_module_setting and \
                 explanation.fixes[0].setting.endswith(profile.plugin_module_setting):
             # raised for a class of the user's own module: the built-in plugins on the way are not it
@@ -214,7 +214,7 @@ def _trigger(
     ]
     scope = "" if raw.function == "<module>" else raw.function
     per_conjunct = [
-        (c, knobs_in(deep, catalog, profile) + helpers.called_in(deep, module, scope) + _read_knobs(deep, settings, helpers))
+        (c, knobs_in(deep, catalog, profile) + helpers.called_in(deep, module, scope) + read_knobs(deep, settings, helpers))
         for c, deep in zip(own_parts, _align(own_parts, deep_parts))
         if not (contributions and c == own_parts[-1])
     ]
@@ -269,107 +269,6 @@ def _accumulated(raw: RawSite, module: ModuleFacts) -> tuple[Condition, list[tup
 
 def _template(source: str) -> str:
     return message_template(source)
-
-
-@dataclass(frozen=True)
-class Source:
-    """Code a method assigns to `self.x`, and where it is written (what its names mean)."""
-
-    code: str
-    module: ModuleFacts
-    scope: str
-
-
-def _attribute_reads(graph: CallGraph) -> dict[str, dict[str, list[Source]]]:
-    """class qualname -> attribute -> what its methods assign to `self.attribute` that may read a
-    setting: a dotted chain, a keyed call (`d.get("key", default)`), or a call of a function."""
-    reads: dict[str, dict[str, list[Source]]] = {}
-    for module in graph.index.modules.values():
-        for read in module.attribute_reads:
-            klass = function_node(module.module, read.class_scope)
-            reads.setdefault(klass, {}).setdefault(read.attribute, []).append(Source(read.source, module, read.class_scope))
-        for typed in module.attribute_types:
-            if typed.from_call and not typed.element:  # `self.x = helper(...)`: the helper may read a setting
-                klass = function_node(module.module, typed.class_scope)
-                reads.setdefault(klass, {}).setdefault(typed.attribute, []).append(Source(f"{typed.type}()", module, typed.scope))
-    return reads
-
-
-_HELD = re.compile(r"self\.(\w+)\.(\w+)")  # a field of an object the class holds
-
-
-def _codes(settings: dict[str, list[Source]], helpers: HelperSettings) -> dict[str, list[str]]:
-    """What `self.x` may hold, as code only: the explanation reads its settings from the code. A
-    helper's environment variable (`self.x = get_layout()`, which reads `envs.X`) is written as
-    the read it is, so that the explanation finds it too."""
-    modules = [m.rsplit(".", 1)[-1] for m in helpers.catalog.env_modules]
-    codes: dict[str, list[str]] = {}
-    for attribute, sources in settings.items():
-        found = codes[attribute] = [source.code for source in sources]
-        found += [built for source in sources if (held := _HELD.fullmatch(source.code))  # `self.cfg.x`, cfg built
-                  for made in settings.get(held.group(1), []) if made.code.endswith("()")
-                  if (built := helpers.built_field(made.code, held.group(2), made.module, made.scope))]
-        if modules:
-            found += [f"{modules[0]}.{knob.name}" for source in sources
-                      for knob in helpers.called_in(source.code, source.module, source.scope) if knob.kind == "env"]
-    for attribute, sources in settings.items():  # `self.cfg.x` read directly: what the built cfg holds in x
-        for made in (s for s in sources if s.code.endswith("()")):
-            for key, built in helpers.built_reads(attribute, made.code, made.module, made.scope).items():
-                codes.setdefault(key, []).append(built)
-    return codes
-
-
-def _class_reads(graph: CallGraph, node: str, reads: dict[str, dict[str, list[Source]]]) -> dict[str, list[Source]]:
-    """What `self.x` may hold in the function `node`: reads by its class, nearest class first."""
-    fact = graph.functions.get(node, (None, None))[0]
-    if fact is None or fact.class_qualname is None:
-        return {}
-    found: dict[str, list[Source]] = {}
-    for klass in graph.mro(fact.class_qualname):
-        for attribute, sources in reads.get(klass, {}).items():
-            found.setdefault(attribute, sources)
-    return found
-
-
-def _plugin_reads(
-    graph: CallGraph, plugins: list[Plugin], names: tuple[str, ...], reads: dict[str, dict[str, list[Source]]],
-) -> dict[str, list[Source]]:
-    """What the classes of the plugins that reach an error read into `self.x`: where a helper class
-    raises, the plugin's own settings (its paths, its addresses) are still the user's to check."""
-    found: dict[str, list[Source]] = {}
-    for plugin in plugins:
-        if plugin.name in names:
-            for klass in graph.mro(plugin.klass):
-                for attribute, sources in reads.get(klass, {}).items():
-                    found.setdefault(attribute, sources)
-    return found
-
-
-def _made_reads(graph: CallGraph, held: dict[str, list[Source]], reads: dict[str, dict[str, list[Source]]]) -> dict[str, list[Source]]:
-    """What the objects a plugin makes itself (`self.scheduler = Scheduler(...)`) read into `self.x`:
-    a lease its scheduler sets decides when its worker forgets a request."""
-    made = [target.rpartition(".")[0] for sources in held.values() for source in sources if source.code.endswith("()")
-            for target, how in graph.resolve_callee(source.module, source.scope, source.code[:-2], None) or () if how == "constructor"]
-    found: dict[str, list[Source]] = {}
-    for klass in dict.fromkeys(made):
-        for base in graph.mro(klass):
-            for attribute, sources in reads.get(base, {}).items():
-                found.setdefault(attribute, sources)
-    return found
-
-
-_SELF_ATTRIBUTE = re.compile(r"\bself\.([A-Za-z_]\w*)\b(?!\s*\()")
-
-
-def _read_knobs(expression: str, settings: dict[str, list[Source]], helpers: HelperSettings) -> list[Knob]:
-    """Knobs behind `self.x` in a guard, through the value a method of the class gave `self.x`."""
-    return [
-        knob
-        for attribute in dict.fromkeys(_SELF_ATTRIBUTE.findall(expression))
-        for source in settings.get(attribute, ())
-        for knob in knobs_in(source.code, helpers.catalog, helpers.profile)
-        + helpers.called_in(source.code, source.module, source.scope)
-    ]
 
 
 @lru_cache(maxsize=1 << 16)
