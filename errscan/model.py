@@ -13,10 +13,10 @@ from typing import Annotated, Literal
 
 import msgspec
 
-SCHEMA_VERSION = 8  # 2: records carry `explanation`; 3: call-graph edges carry `receiver`; 4: log sites (`kind` "log", `level`);
+SCHEMA_VERSION = 9  # 2: records carry `explanation`; 3: call-graph edges carry `receiver`; 4: log sites (`kind` "log", `level`);
 # 5: api/callgraph.json integer-indexed and only toward catalogued functions, api/matcher.json; 6: `surfaces_as`;
 # 7: `Trigger.http_status`; 8: `Explanation.reproduce` and `check`; `Trigger.satisfiable`, `reachable`, `unreachable`,
-# `infeasible_chains`, `Chain.satisfiable`, `infeasible`
+# `infeasible_chains`, `Chain.satisfiable`, `infeasible`; 9: `CallGraphDocument.base_calls_narrowed`
 
 ErrorId = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{16}$")]  # see docs/ids.md
 
@@ -324,6 +324,9 @@ class CallGraphDocument(Record, kw_only=True):
     calls: tuple[CallRow, ...]
     unresolved_calls: int
     external_calls: int
+    # calls of a declared base's method that leave out the base's own, as no object of exactly the
+    # base exists (an abstract base, or one nothing builds) and its subclasses override the method
+    base_calls_narrowed: int
 
     @property
     def edges(self) -> tuple[CallEdge, ...]:
