@@ -58,6 +58,7 @@ class FactCollector(DefinitionWalk, CallWalk):
         self.local_values: dict[tuple[str, str], list[ast.expr]] = {}
         self.statements: list[StatementPosition] = []
         self.tries: list[TryFact] = []
+        self.values: list[tuple[str, str, str | None]] = []  # see `ModuleFacts.values`
         self.module_values: dict[str, str] = {}
         self.tables: list[TableFact] = []
         self.frame = Frame("", frozenset(), frozenset(), {}, {})
@@ -97,6 +98,7 @@ class FactCollector(DefinitionWalk, CallWalk):
             tries=tuple(self.tries),
             alternatives=alternatives(self.imports),
             imported=tuple(dict.fromkeys(self.imported)),  # each once, in the order first loaded
+            values=tuple(dict.fromkeys(self.values)),
         )
 
     def qualify_scope(self, scope: str) -> str:

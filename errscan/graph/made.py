@@ -4,9 +4,10 @@ What decides whether an object of exactly a class can exist (a base nothing buil
 subclasses override a method, never runs its own: `Resolver.exists`), and on which platforms the
 objects of a class are made (`analysis/platforms.py`). A making is a call of the class (through a
 local alias too), `cls(...)` in one of its methods, a call of one of its class methods, the class
-passed as an argument (but to `isinstance`/`issubclass`), returned, held in a table or a class
-field, or named by a string (loaded by name). Each comes with the condition it is made under
-(`deep` code; None: any). Not seen: a class put in a list or dict literal other than a table.
+passed as an argument (but to `isinstance`/`issubclass`), returned, held in a table, a class field,
+a list, tuple, set or dict, a conditional expression or an assignment (`ModuleFacts.values`, for
+capitalised names), or named by a string (loaded by name). Each comes with the condition it is made
+under (`deep` code; None: any).
 """
 
 from __future__ import annotations
@@ -44,8 +45,13 @@ def makings(resolver: Resolver) -> dict[str, list[Making]]:
             for text in (*call.literal_args, *(v for _, v in call.literal_keywords)):
                 _named(short, text, found, module.module)
         for ret in module.returns:
-            for klass in _returned(resolver, module, ret.scope, ret.expression, short):
-                found[klass].append((module.module, render(ret.condition, "deep")))
+            for expression in (ret.expression, ret.deep or ""):  # `return cls` with `cls = Impl` before
+                for klass in _returned(resolver, module, ret.scope, expression, short):
+                    found[klass].append((module.module, render(ret.condition, "deep")))
+        for scope, text, code in module.values:
+            klass = resolver.qualify(module, scope, text) if not short.keys().isdisjoint(text.split(".")[-1:]) else None
+            if klass in resolver.index.classes:
+                found[klass].append((module.module, code))
         for table in module.tables:
             for name in table.names:
                 klass = resolver.qualify(module, table.scope, name) if name else None

@@ -151,4 +151,15 @@ def test_a_declared_base_no_object_of_which_exists_is_no_target():
     assert "abstract_base_declared.Stats.reset" in callees(graph, "abstract_base_declared.Logging.clear")
     assert set(callees(graph, "abstract_base_declared.total")) == {
         "abstract_base_declared.Metric.value", "abstract_base_declared.Counter.value"}
+    # a class held in a set, or returned through a local, may be built
+    assert set(callees(graph, "abstract_base_declared.apply_layer")) == {
+        "abstract_base_declared.Layer.apply", "abstract_base_declared.RowLayer.apply"}
+    assert set(callees(graph, "abstract_base_declared.run_on")) == {
+        "abstract_base_declared.Executor.run", "abstract_base_declared.ProcExecutor.run"}
     assert graph.base_calls_narrowed == graph.callgraph_document().base_calls_narrowed == 2
+
+
+def test_classes_held_as_values_are_recorded_where_they_are_held():
+    graph = graph_of("held_classes")
+    assert graph.index.modules["calls.held_classes"].values == (
+        ("", "Ordered", None), ("pick", "Counter", None), ("pick", "Ordered", None))
