@@ -318,6 +318,9 @@ class CallGraphDocument(Record, kw_only=True):
     calls: tuple[CallRow, ...]
     unresolved_calls: int
     external_calls: int
+    # calls of a declared base's method that leave out the base's own, as no object of exactly the
+    # base exists (an abstract base, or one nothing builds) and its subclasses override the method
+    base_calls_narrowed: int
 
     @property
     def edges(self) -> tuple[CallEdge, ...]:

@@ -130,8 +130,10 @@ def find_entries(graph: CallGraph, profile: Profile, plugins: list[Plugin]) -> d
             add(graph.lookup_method(plugin.klass, method), plugin.kind, plugin)
         for base in _interface_bases(graph, profile, plugin.klass) if registered else ():
             for method, qualname in sorted(graph.methods.get(base, {}).items()):
-                if _called_from_core(graph, profile, qualname):
-                    add(graph.lookup_method(plugin.klass, method), "connector-interface", plugin)
+                own = graph.lookup_method(plugin.klass, method)
+                # a call on the base whose own method no object runs goes to the overrides alone
+                if _called_from_core(graph, profile, qualname) or (base, method) in graph.dropped and _called_from_core(graph, profile, own):
+                    add(own, "connector-interface", plugin)
     for qualname in sorted(graph.functions):
         if qualname.startswith(profile.plugin_package + ".") and _called_from_core(graph, profile, qualname):
             add(qualname, "core-call", None)

@@ -7,8 +7,10 @@ under (`if current_platform.is_rocm():`, `not current_platform.is_cpu()`), of th
 method it calls (or of a base of that class the profile names), and of its module: one whose every
 import runs under such a test, or in a module so loaded, is loaded on those platforms only (`from
 .amd.model import M` in the `else` of `if not current_platform.is_rocm():`). A module no import
-statement loads, or that a string names (loaded by name), may run anywhere. What no test, class or
-import decides stays open: a chain is refused only when two steps leave no platform in common.
+statement loads, or that a string names (loaded by name), may run anywhere. A method also needs
+the platforms on which every object it runs on is made (`graph/made.py`): a class a function
+returns only under `if current_platform.is_cuda():`. What no test, class, import or making decides
+stays open: a chain is refused only when two steps leave no platform in common.
 """
 
 from __future__ import annotations
@@ -37,10 +39,10 @@ class PlatformRules:
         """The platforms `node` runs on, as its class (or the nearest base the profile names) says, and why."""
         if node not in self._nodes:
             entry = self.graph.functions.get(node)
-            klass = entry[0].class_qualname if entry is not None and self.classes else None
+            klass = entry[0].class_qualname if entry is not None else None
             short = ".".join(node.rsplit(".", 2)[-2:])
             found = None
-            for owner in (klass, *self.graph.index.bases(klass)) if klass else ():
+            for owner in (klass, *self.graph.index.bases(klass)) if klass and self.classes else ():
                 if owner in self.classes:
                     found = (self.classes[owner], f"`{short}` runs only on {_names(self.classes[owner])}")
                     break
@@ -49,8 +51,33 @@ class PlatformRules:
             if loaded is not None and (found is None or loaded & found[0] and not found[0] <= loaded):
                 names = loaded & found[0] if found else loaded
                 found = (names, f"`{short}` runs only on {_names(names)} (where `{module}` is imported)")
+            made = self._made_on(node, klass) if klass and self.tests else None
+            if made is not None and (found is None or made & found[0] and not found[0] <= made):
+                names = made & found[0] if found else made
+                found = (names, f"`{short}` runs only on {_names(names)} (where its objects are made)")
             self._nodes[node] = found
         return self._nodes[node]
+
+    def _made_on(self, node: str, klass: str) -> frozenset[str] | None:
+        """The platforms on which the objects whose class resolves `node` are made (None: any): each
+        made, or its class handed on, under a platform test or in a module loaded on some platforms
+        only (`if current_platform.is_cuda(): return CudaImpl`). A class nothing makes may come
+        from anywhere, unless it is a base no object of exactly which exists."""
+        graph = self.graph
+        name = node.rsplit(".", 1)[1]
+        names: set[str] = set()
+        for candidate in (klass, *graph.subclasses.get(klass, ())):
+            if graph.lookup_method(candidate, name) != node:
+                continue
+            sites = graph.made.get(candidate)
+            if not sites and graph.exists(candidate):
+                return None
+            for module, code in sites or ():
+                tested, loaded = self.condition(code), self.modules.get(module)
+                if tested is None and loaded is None:
+                    return None
+                names |= tested & loaded if tested is not None and loaded is not None else tested or loaded  # type: ignore[operator]
+        return frozenset(names) if names else None
 
     def _loaded(self) -> dict[str, frozenset[str]]:
         """The platforms on which each module that only guarded imports load may be loaded (the

@@ -8,4 +8,4 @@ SCHEMA_VERSION = 9  # 2: records carry `explanation`; 3: call-graph edges carry 
 # 5: api/callgraph.json integer-indexed and only toward catalogued functions, api/matcher.json; 6: `surfaces_as`;
 # 7: `Trigger.http_status`; 8: `Explanation.reproduce` and `check`; `Trigger.satisfiable`, `reachable`, `unreachable`,
 # `infeasible_chains`, `Chain.satisfiable`, `infeasible`
-# 9: api/matcher.json split by key into api/matcher/ (index, keys/<b>, rows/<r>, frames)
+# 9: api/matcher.json split by key into api/matcher/ (index, keys/<b>, rows/<r>, frames); `CallGraphDocument.base_calls_narrowed`

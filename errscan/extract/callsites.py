@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from errscan.extract.astutil import argument_text, dotted
-from errscan.extract.conditions import Condition, unparse
+from errscan.extract.conditions import Condition, render, unparse
 from errscan.extract.dataflow import mutated_by_call
 from errscan.extract.facts import AppendFact, AttributeStore, CallFact
 from errscan.extract.holders import held, iterated
@@ -23,6 +23,9 @@ _SCALAR_FIELDS = frozenset({
     "is_async", "kind", "type_comment", "simple",
 })
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}  # node type -> its fields that may hold expressions
+# Nodes whose items are values handed on (`ModuleFacts.values`), and the fields that hold them.
+_HOLDING = {ast.List: ("elts",), ast.Tuple: ("elts",), ast.Set: ("elts",), ast.Dict: ("keys", "values"),
+            ast.IfExp: ("body", "orelse"), ast.BoolOp: ("values",), ast.Assign: ("value",), ast.Starred: ("value",)}
 
 
 class CallWalk:
@@ -62,6 +65,13 @@ class CallWalk:
                     if type(read) is ast.Attribute:
                         self.read(_self_chain(read), node.lineno, terms)
                 continue
+            held = _HOLDING.get(kind)
+            if held is not None:
+                self.hold(node, held, terms)
+            elif kind is ast.Subscript and type(node.slice) is ast.Tuple:  # `dict[str, A]` holds no value
+                stack.append(node.value)
+                stack.extend(node.slice.elts)
+                continue
             fields = _CHILD_FIELDS.get(kind)
             if fields is None:
                 fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _SCALAR_FIELDS)
@@ -71,6 +81,17 @@ class CallWalk:
                     stack.extend(value)
                 else:
                     stack.append(value)
+
+    def hold(self, node: ast.AST, fields: tuple[str, ...], terms: Condition) -> None:
+        """The capitalised names (classes, by convention) among a node's items: `ModuleFacts.values`."""
+        code = None
+        for name in fields:
+            value = getattr(node, name)
+            for item in value if type(value) is list else (value,):
+                text = dotted(item) if type(item) in (ast.Name, ast.Attribute) else None
+                if text and text.rsplit(".", 1)[-1][:1].isupper():
+                    code = code or render(terms, "deep")
+                    self.values.append((self.frame.scope, text, code))
 
     def read(self, text: str, line: int, terms: Condition) -> None:
         """`self.a.b` read (not called): a property on the way calls its getter. Once per

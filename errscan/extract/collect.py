@@ -61,6 +61,7 @@ class FactCollector(DefinitionWalk, CallWalk):
         self.local_values: dict[tuple[str, str], list[ast.expr]] = {}
         self.statements: list[StatementPosition] = []
         self.tries: list[TryFact] = []
+        self.values: list[tuple[str, str, str | None]] = []  # see `ModuleFacts.values`
         self.module_values: dict[str, str] = {}
         self.tables: list[TableFact] = []
         self.frame = Frame("", frozenset(), frozenset(), {}, {})
@@ -103,6 +104,7 @@ class FactCollector(DefinitionWalk, CallWalk):
             imported=tuple(dict.fromkeys(self.imported)),  # each once, in the order first loaded
             attribute_stores=tuple(self.attribute_stores),
             first_calls=tuple(self.first_calls),
+            values=tuple(dict.fromkeys(self.values)),
         )
 
     def qualify_scope(self, scope: str) -> str:

@@ -247,6 +247,11 @@ class ModuleFacts:
     imported: tuple[tuple[str, str | None], ...] = ()
     attribute_stores: tuple[AttributeStore, ...] = ()
     first_calls: tuple[FirstCall, ...] = ()
+    # (scope, dotted name, condition `deep` code or None) of a capitalised name (a class, by convention)
+    # held as a value: an item of a list, tuple, set or dict display, a branch of a conditional
+    # expression, an operand of `or`/`and`, or assigned (`_CLASSES = {A, B}`, `A if x else B`): a
+    # class the code may build later.
+    values: tuple[tuple[str, str, str | None], ...] = ()
 
     def lookup(self, scope: str) -> dict[str, str]:
         """Imports visible in `scope`: the module's, overridden by enclosing functions' own."""

@@ -19,7 +19,7 @@ from errscan.extract.facts import FirstCall, ModuleFacts, StatementPosition, Try
 from errscan.extract.logcalls import GENERIC, LogCalls
 
 _MOVED_LISTS = ("functions", "classes", "calls", "returns", "appends", "statements", "tries", "attribute_stores", "first_calls")
-_KEPT_LISTS = ("attribute_types", "attribute_reads", "attribute_defaults", "imports", "tables", "imported")  # no line in them: taken as they are
+_KEPT_LISTS = ("attribute_types", "attribute_reads", "attribute_defaults", "imports", "tables", "imported", "values")  # no line in them: taken as they are
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _DEFINITION_STARTS = ("def ", "async def ", "class ", "@")
 

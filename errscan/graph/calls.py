@@ -65,6 +65,7 @@ class CallGraph(Resolver):
         # The package's calls that leave it. Counted now: the analysis resolves more (how many
         # depends on what its processes remembered), which must not change the figure.
         self.external_calls = self.external
+        self.base_calls_narrowed = self.calls_narrowed
 
     def _add_call(self, module: ModuleFacts, call: CallFact) -> None:
         if call.kind == "read":
@@ -205,4 +206,5 @@ class CallGraph(Resolver):
             graph_edges=self.graph.number_of_edges(),
             unresolved_calls=sum(self.unresolved.values()),
             external_calls=self.external_calls,
+            base_calls_narrowed=self.base_calls_narrowed,
         )

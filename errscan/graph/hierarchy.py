@@ -4,6 +4,8 @@ A method call on an object of a known class goes to the method that class resolv
 (C3, as Python does) and to each override in the class's own subclasses (the object may be one of
 them), never to a class beside it; a property read runs its getter, `start()` of a thread class its
 `run`, a called object its `__call__` (or `forward`), a constructor `__init__` and `__post_init__`.
+A class's own method is no target when no object of exactly that class can exist and each of its
+subclasses resolves the name elsewhere (`exists`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ THREAD_CLASSES = frozenset({"threading.Thread", "multiprocessing.Process", "mult
 # Classes whose instances, when called, run a method of theirs: `module(x)` runs `module.forward(x)`.
 CALLED_INSTANCES = {"torch.nn.Module": "forward", "torch.nn.modules.module.Module": "forward"}
 _PROPERTY_DECORATORS = frozenset({"property", "cached_property", "abstractproperty"})
+_ABSTRACT_DECORATORS = frozenset({"abstractmethod", "abstractproperty", "abstractclassmethod", "abstractstaticmethod"})
 
 
 def is_property(fact: FunctionFact) -> bool:
@@ -54,6 +57,10 @@ class ClassHierarchy:
         self._mro: dict[str, list[str]] = {}
         self._linearized: dict[str, list[str]] = {}
         self._dispatch: dict[tuple[str, str], tuple[str | None, tuple[str, ...]]] = {}
+        # class -> where objects of it are made or it is handed on (`made.py`; filled by the resolver)
+        self.made: dict[str, list[tuple[str, str | None]]] = {}
+        self.dropped: set[tuple[str, str]] = set()  # (class, name) whose own method `dispatch` left out
+        self.calls_narrowed = 0  # calls resolved without such a method (`dispatch`, `Resolver._on_result`)
 
     def mro(self, klass: str) -> list[str]:
         """The class and its tree bases in Python's method resolution order."""
@@ -104,25 +111,51 @@ class ClassHierarchy:
     def dispatch(self, klass: str, name: str) -> tuple[str | None, tuple[str, ...]]:
         """Where `obj.name()` may go when `obj` is a `klass` or a subclass of it: the method the
         class itself resolves to, and each other method a subclass resolves to (its override, or
-        a mixin's ahead of `klass` in its MRO). Never a method of a class beside `klass`."""
+        a mixin's ahead of `klass` in its MRO). Never a method of a class beside `klass`, nor the
+        class's own when no object of exactly `klass` exists and every subclass resolves elsewhere."""
         key = (klass, name)
         found = self._dispatch.get(key)
         if found is None:
             own = self.lookup_method(klass, name)
             others = {self.lookup_method(sub, name) for sub in self.subclasses.get(klass, ())}
+            if own and others and own not in others and not self.exists(klass):
+                self.dropped.add(key)
+                own = None
             found = self._dispatch[key] = (own, tuple(sorted(o for o in others if o and o != own)))
         return found
+
+    def exists(self, klass: str) -> bool:
+        """Whether an object of exactly `klass` may exist: a class with no subclass, or one the
+        package makes (`made`) that Python lets be built (no abstract method left). A base nothing
+        makes is only ever an object of one of its subclasses."""
+        return not self.subclasses.get(klass) or klass in self.made and not self.abstract(klass)
+
+    def flows(self, klass: str) -> bool:
+        """Whether the class object `klass` itself may be a value somewhere (`type[X]`)."""
+        return not self.subclasses.get(klass) or klass in self.made
+
+    def abstract(self, klass: str) -> bool:
+        """An `abc.ABC` subclass with a method still abstract, which Python refuses to build."""
+        if "abc.ABC" not in self._linear(klass):
+            return False
+        names = {n for c in self.mro(klass) for n in self.methods.get(c, {})}
+        return any(
+            _ABSTRACT_DECORATORS.intersection(d.rsplit(".", 1)[-1] for d in self.functions[m][0].decorators)
+            for n in names if (m := self.lookup_method(klass, n))
+        )
 
     def getters(self, klass: str, attribute: str) -> list[str]:
         """The property getters reading `attribute` of a `klass` runs: the class's own, and the
         overrides in its subclasses; none when the attribute is not a property of the class."""
         found, overrides = self.dispatch(klass, attribute)
-        if found is None or not is_property(self.functions[found][0]):
+        first = found or next(iter(overrides), None)
+        if first is None or not is_property(self.functions[first][0]):
             return []
-        return [found, *(o for o in overrides if is_property(self.functions[o][0]))]
+        return [g for g in (found, *overrides) if g and is_property(self.functions[g][0])]
 
     def _method_with_overrides(self, klass: str, method: str, how: str) -> list[tuple[str, str]] | None:
         found, overrides = self.dispatch(klass, method)
+        self.calls_narrowed += (klass, method) in self.dropped
         if found is None and not overrides and method == "start":
             return self._thread_run(klass)
         # When the class itself has no such method, whichever subclass the object is must have it.

@@ -14,6 +14,7 @@ from errscan.extract.names import qualify
 from errscan.graph.held import Held
 from errscan.graph.hierarchy import ClassHierarchy
 from errscan.graph.index import PackageIndex, function_node
+from errscan.graph.made import makings
 
 
 class Resolver(ClassHierarchy):
@@ -29,6 +30,7 @@ class Resolver(ClassHierarchy):
                 if ret.value is not None:
                     self._returned[function_node(module.module, ret.scope)].append((ret.value, module))
         self.external = 0
+        self.made = makings(self)
         self.held = Held(self)  # what untyped attributes hold and unannotated functions give
         self.attribute_made: dict[str, dict[str, tuple[str, ...]]] = defaultdict(dict)  # see `_attribute_types`
         self.attribute_types = self._attribute_types()
@@ -177,11 +179,17 @@ class Resolver(ClassHierarchy):
             return self._on_instance(classes[0], rest, how or "return-type") if rest else self._call_instance(classes[0], how or "return-type")
         if kind != "classes" or "." in rest:
             return None
+        # A class of which no object (or, for `rest`, no class object) is made is none of them.
+        kept = [k for k in classes if (self.flows(k) if rest else self.exists(k))] or classes
+        targets = dict.fromkeys(self._on_classes(kept, rest))
+        self.calls_narrowed += len(kept) < len(classes) and not set(self._on_classes(classes, rest)) <= set(targets)
+        return [(t, "returned-class") for t in targets] or None
+
+    def _on_classes(self, classes: list[str], rest: str) -> list[str]:
+        """`cls.rest()` (`rest` a class method) or `cls()` (a constructor) on each of `classes`."""
         if rest:
-            targets = [t for klass in classes if (t := self.lookup_method(klass, rest))]
-        else:  # the class is called: one of them is constructed
-            targets = [t for klass in classes for t, _ in self._construct(klass)]
-        return [(t, "returned-class") for t in dict.fromkeys(targets)] or None
+            return [t for klass in classes if (t := self.lookup_method(klass, rest))]
+        return [t for klass in classes for t, _ in self._construct(klass)]
 
     def _result_of(self, module: ModuleFacts, scope: str, made: str) -> tuple[str, tuple[str, ...]]:
         """What the call `made()` gives: `("instance", (C,))`, `("classes", (C1, ...))` (class

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections import namedtuple
 
 from errscan.api.layout import ERROR_ID, INDEX, MATCHER_FRAMES, MATCHER_INDEX, error_document_path, matcher_keys_path, matcher_rows_path

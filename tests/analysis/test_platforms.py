@@ -90,3 +90,16 @@ def test_a_kernel_only_other_platforms_chains_reach_is_not_called_unreachable():
     error = model_errors()["FastImpl.backward"]
     assert error.trigger.chains == () and error.trigger.infeasible_chains
     assert error.trigger.reachable is None
+
+
+def test_a_model_of_one_platform_does_not_reach_a_class_another_platform_s_test_picks():
+    """`FastImpl`'s module may be loaded anywhere (a table names it), but its class is only handed
+    out under `is_gpu()`: its methods run on gpu only."""
+    chosen = scanned("platform_class_choice", MODELS, True)["FastImpl.forward"]
+    assert [p[:2] for p in paths(chosen)] == [["SparseForCausalLM.forward", "FastImpl.forward"]]
+    assert chosen.trigger.chains[0].path[0] == "app.models.nvidia.SparseForCausalLM.forward"
+    (refused,) = chosen.trigger.infeasible_chains
+    assert refused.path[0] == "app.models.amd.SparseForCausalLM.forward"
+    assert refused.infeasible.endswith("`FastImpl.forward` runs only on gpu (where its objects are made), "
+                                       "but `SparseForCausalLM.forward` runs only on rocm (where `app.models.amd` is imported): "
+                                       "no platform runs both")

@@ -87,7 +87,7 @@ def test_a_catalog_keeps_every_edge_toward_its_errors_and_no_other(analysis_cata
 def test_the_integer_rows_spell_out_the_same_edges(whole):
     from errscan.model import CallGraphDocument
 
-    counts = {k: getattr(whole, k) for k in ("nodes", "graph_edges", "unresolved_calls", "external_calls")}
+    counts = {k: getattr(whole, k) for k in ("nodes", "graph_edges", "unresolved_calls", "external_calls", "base_calls_narrowed")}
     assert CallGraphDocument.of_edges(list(whole.edges), **counts) == whole
     assert len(whole.functions) == len(set(whole.functions)) and list(whole.functions) == sorted(whole.functions)
     assert len(whole.calls) == len(whole.edges) and all(len(row) == 6 for row in whole.calls)
