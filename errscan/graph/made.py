@@ -38,9 +38,12 @@ def makings(resolver: Resolver) -> dict[str, list[Making]]:
         short[klass.rsplit(".", 1)[1]].append(klass)
     found: dict[str, list[Making]] = defaultdict(list)
     for module in resolver.index.modules.values():
+        # names imported under another name (`from m import Runner as RunnerV1`): the class's own name is not the text
+        renamed = {alias for names in module.imports.values() for alias, target in names.items()
+                   if target.rsplit(".", 1)[-1] in short and alias != target.rsplit(".", 1)[-1]}
         for call in module.calls:
             if call.kind in ("call", "reference"):
-                for klass, when in _called(resolver, module, call, short):
+                for klass, when in _called(resolver, module, call, short, renamed):
                     found[klass].append((module.module, render(when + call.condition, "deep")))
             for text in (*call.literal_args, *(v for _, v in call.literal_keywords)):
                 _named(short, text, found, module.module)
@@ -68,7 +71,7 @@ def makings(resolver: Resolver) -> dict[str, list[Making]]:
     return found
 
 
-def _called(resolver: Resolver, module: ModuleFacts, call: CallFact, short: dict[str, list[str]]) -> list[tuple[str, Condition]]:
+def _called(resolver: Resolver, module: ModuleFacts, call: CallFact, short: dict[str, list[str]], renamed: set[str]) -> list[tuple[str, Condition]]:
     """The classes a call makes or a reference hands on, with the condition of the alias it goes through."""
     if call.kind == "reference" and (call.passed_to or "").rpartition(":")[0].rsplit(".", 1)[-1] in _TESTS:
         return []
@@ -79,7 +82,7 @@ def _called(resolver: Resolver, module: ModuleFacts, call: CallFact, short: dict
             continue
         if text == "cls":  # `cls(...)`, `super().__new__(cls)`
             klass = resolver._instance_class(module, call.caller, "cls")
-        elif short.keys().isdisjoint(text.split(".")[-2:]):
+        elif short.keys().isdisjoint(text.split(".")[-2:]) and text.split(".", 1)[0] not in renamed:
             continue
         else:
             klass = resolver.qualify(module, call.caller, text)

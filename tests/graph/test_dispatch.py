@@ -156,6 +156,9 @@ def test_a_declared_base_no_object_of_which_exists_is_no_target():
         "abstract_base_declared.Layer.apply", "abstract_base_declared.RowLayer.apply"}
     assert set(callees(graph, "abstract_base_declared.run_on")) == {
         "abstract_base_declared.Executor.run", "abstract_base_declared.ProcExecutor.run"}
+    # a base built under another name it is imported as, inside a function
+    assert set(callees(graph, "abstract_base_declared.drive")) == {
+        "abstract_base_declared.Runner.step", "abstract_base_declared.XRunner.step"}
     assert graph.base_calls_narrowed == graph.callgraph_document().base_calls_narrowed == 2
 
 
