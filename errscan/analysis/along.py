@@ -47,12 +47,14 @@ class Along:
     def contradicted(self, chain: FoundChain, site_code: str | None, target: str) -> str | None:
         """Why the checks carried along `chain` contradict the site's condition (`site_code`, in
         `target`); None when they do not (or nothing is proved)."""
-        if not site_code or not chain.sites and not self._lookups_into(chain.nodes[0]):
+        if not site_code:
+            return None
+        lookups = self._lookups_into(chain.nodes[0])
+        if not chain.sites and not lookups:
             return None
         site = self.canonical(site_code, target)
         if site is None or satisfiable(site) is False:
             return None
-        lookups = self._lookups_into(chain.nodes[0])
         prefixes = [self._carried((), s, c, chain.nodes[0]) for c, s in lookups] or [()]
         reasons = []
         for prefix in prefixes:
