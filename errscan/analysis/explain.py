@@ -27,7 +27,7 @@ from errscan.analysis.named import advised, decided, flags_in_words
 from errscan.analysis.origins import EXPIRED, TIMED, client_field, decided_outside, foreign, keys_passed, read_here
 from errscan.analysis.ways import Way, for_part, positive_parts
 from errscan.analysis.solver import Value, rules_out, satisfiable
-from errscan.analysis.wording import ADDRESS, PATH, Raw, phrase_for, user_words
+from errscan.analysis.wording import ADDRESS, PATH, Raw, phrase_for, runtime_words, user_words
 from errscan.extract.conditions import Condition, parse_expression, render
 from errscan.extract.facts import ModuleFacts
 from errscan.extract.unparse import fast_unparse
@@ -302,7 +302,9 @@ class Explainer:
         words = [self._words(way, class_settings) for way in ways]
         if kind == "configuration":
             if words and all(words):
-                said = f"{subject} {verb(error, subject)} this{timing} if " + "; or if ".join(words) + "."  # type: ignore[arg-type]
+                rests = [self._runtime(way, class_settings) for way in ways]
+                said = f"{subject} {verb(error, subject)} this{timing} " + "; or ".join(
+                    f"when {rest}, and only if {w}" if rest else f"if {w}" for w, rest in zip(words, rests)) + "."
                 unsaid = [s.name for way in ways for s in way.settings if s.name not in said]
                 if unsaid:  # read by a part that has no words: still the user's to check
                     said += f" It also depends on {' and '.join(f'`{n}`' for n in dict.fromkeys(unsaid))}."
@@ -334,6 +336,14 @@ class Explainer:
             f"{check}: {project}'s own state is not what this code expects, "
             f"and no setting of yours decides it, so it is most likely a bug.{case}"
         )
+
+    def _runtime(self, way: Way, class_settings: dict[str, list[str]]) -> str:
+        """What else the way tests at run time (data, a peer's answer), in words from its names: the
+        settings are then only what must hold, not the cause ("" when the settings decide alone)."""
+        parts = [p for p in positive_parts(way.condition) if (tree := parse_expression(p)) is not None
+                 and not any(self.settings.setting_at(n, class_settings) or isinstance(n, ast.expr) and phrase_for(
+                     fast_unparse(n), self.profile.vocabulary) for n in ast.walk(tree))]  # those are in the words
+        return " and ".join(dict.fromkeys(w for p in parts if (w := runtime_words(p))))
 
     def _words(self, way: Way, class_settings: dict[str, list[str]]) -> str | None:
         """The way in user terms: its `and` parts that read in those terms (the rest are the code's

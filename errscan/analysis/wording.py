@@ -106,3 +106,53 @@ def _has_attribute(node: ast.AST) -> bool:
 def _copy(tree: ast.expr) -> ast.expr:
     """Parsed trees are shared (see `parse_expression`): rewrite a copy."""
     return ast.parse(fast_unparse(tree), mode="eval").body
+
+
+def runtime_words(code: str) -> str | None:
+    """A part of a condition that tests the program's data at run time (no setting), in words made
+    from its names: what must hold besides the settings, so that a summary never reads as if the
+    settings alone decide it. None for a mere precondition (`x is not None`, a bare flag, a type
+    test) or a test of a call's result nested in it, which the condition on the page shows."""
+    tree = parse_expression(code)
+    if isinstance(tree, ast.Call) and isinstance(tree.func, (ast.Name, ast.Attribute)) and not any(
+            isinstance(n, ast.Call) for a in (*tree.args, *(k.value for k in tree.keywords)) for n in ast.walk(a)):
+        name = tree.func.id if isinstance(tree.func, ast.Name) else tree.func.attr
+        return None if name in _BUILTINS or name == "raises" else f"the check `{name}` returns true"
+    if not (isinstance(tree, ast.Compare) and len(tree.ops) == 1 and not isinstance(tree.ops[0], (ast.Is, ast.IsNot))):
+        return None
+    operands = [_counted(o) for o in (tree.left, tree.comparators[0])]
+    if not all(isinstance(o, (ast.Name, ast.Attribute, ast.Constant)) for o in operands) or any(
+            isinstance(n, (ast.Call, ast.Subscript)) for o in operands for n in ast.walk(o)):
+        return None
+    text = plain_words(code)
+    for operand in operands:
+        if not isinstance(operand, ast.Constant):
+            text = text.replace(f"`{fast_unparse(operand)}`", _noun(operand))
+    return text
+
+
+def _counted(node: ast.expr) -> ast.expr:
+    """What `len(x)` counts (x), else the node itself."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
+        return node.args[0]
+    return node
+
+
+def _noun(node: ast.expr) -> str:
+    """`payload.compatibility_hash` as "the compatibility hash of the payload", `self.x` as "its own x"."""
+    names: list[str] = []
+    while isinstance(node, ast.Attribute):
+        names.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return fast_unparse(node)
+    words = [n.strip("_").replace("_", " ") for n in names]
+    if node.id in ("self", "cls"):
+        if not words:
+            return "this object"
+        inner = f"its own {words.pop()}"
+    else:
+        inner = f"the {node.id.strip('_').replace('_', ' ')}"
+    for word in reversed(words):
+        inner = f"the {word} of {inner}"
+    return inner

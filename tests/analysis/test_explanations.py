@@ -359,3 +359,13 @@ def test_what_a_library_outside_returned_is_its_answer_not_a_bug(explained):
     assert own.kind == "internal" and "memlib" not in own.summary
     parsed = explained["parse found nothing"]  # `parse(str(tensor))`: decided by the value it is given
     assert parsed.kind == "internal" and "memlib" not in parsed.summary
+
+
+def test_a_setting_that_only_lets_it_happen_is_not_told_as_the_cause(explained):
+    """tests/fixtures/explain_pkg/vllm/kv/connectors/setting_and_peer_data.py: the flag is on by
+    default; what decides is the peer's hash, or what a check of the request finds."""
+    mismatch = explained["peer hash mismatch"]
+    assert "when the peer hash of the payload differs from its own local hash, and only if `kv_connector_extra_config.check_peer_hash`" in mismatch.summary
+    assert [f.setting for f in mismatch.fixes] == ["kv_connector_extra_config.check_peer_hash"]  # what avoids it
+    expired = explained["read of {meta} expired"]
+    assert "when the check `_is_read_expired` returns true, and only if `kv_connector_extra_config.keep_reads`" in expired.summary
