@@ -322,7 +322,9 @@ class Explainer:
         project = self.profile.title or self.profile.name
         refused = unsupported_clause(error.message)
         if refused:
-            return (f"{subject} refuses a setup it does not support: the message says {refused}. No setting that "
+            told = (f"{subject} {verb(error, subject)} this{timing} and carries on" if error.kind == "log"
+                    else f"{subject} refuses a setup it does not support")  # a log site refuses nothing
+            return (f"{told}: the message says {refused}. No setting that "
                     f"decides it could be traced in the code, so the message is the guide.{case}")
         if error.exception.rsplit(".", 1)[-1] == "NotImplementedError" and not own and "." in error.function:
             # the call graph reaches the base version through the plugin's calls; whether the plugin's own

@@ -369,3 +369,9 @@ def test_a_setting_that_only_lets_it_happen_is_not_told_as_the_cause(explained):
     assert [f.setting for f in mismatch.fixes] == ["kv_connector_extra_config.check_peer_hash"]  # what avoids it
     expired = explained["read of {meta} expired"]
     assert "when the check `_is_read_expired` returns true, and only if `kv_connector_extra_config.keep_reads`" in expired.summary
+
+
+def test_a_log_site_that_says_what_is_not_supported_does_not_refuse(explained):
+    """tests/fixtures/explain_pkg/vllm/kv/connectors/unsupported_log.py: it warns and carries on."""
+    warned = explained["cache engine does not support register_kv_caches, please upgrade"]
+    assert "refuses" not in warned.summary and " this and carries on: the message says “cache engine does not support" in warned.summary
