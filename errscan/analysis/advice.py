@@ -234,3 +234,37 @@ def own_class(error: ErrorSite, setting: Setting, when: str | None, where: str |
     text = (f"Change that class as the message asks: {asked}." if asked else
             "Change that class so that what the message states no longer holds.")
     return Explanation(summary, "usage", when, where, (Fix(setting.name, None, text, setting.carrier),))
+
+
+def pointer_fix(pointers: list[Setting], facet: str, keys: list[str], relays: tuple[tuple[str, str], ...] = ()) -> tuple[Fix, ...]:
+    """Where the user gives the address, port or path that failed (and, for a value read from a file,
+    its keys): the settings to check. A peer's address is given on both instances; a third party's
+    (`relays`: a proxy) is one this instance connects to."""
+    if not pointers:
+        return ()
+    where = where_given(pointers)
+    if facet == "peer":
+        third = {s.name: relay(s, relays) for s in pointers}
+        peers = [s for s in pointers if third[s.name] is None]
+        texts = [f"The addresses and ports come from {where_given(peers)}: check them on both instances (each must give one "
+                 "that the other can reach)."] if peers else []
+        for what in dict.fromkeys(w for w in third.values() if w):
+            named = [s for s in pointers if third[s.name] == what]
+            texts.append(f"Check that this instance can reach {what} at the address and port given in {where_given(named)}.")
+        text = " ".join(texts)
+    elif facet == "value":
+        named = " or ".join(f"`{k}`" for k in keys)
+        text = f"The value is read from the file {where} names{f' (its key {named})' if named else ''}: correct it there."
+    else:
+        defaults = [f"`{s.default}`" for s in pointers if isinstance(s.default, str) and s.default]
+        text = f"The path comes from {where}{f' (default {defaults[0]})' if len(defaults) == 1 else ''}: check it there."
+    return (Fix(pointers[0].name, None, text, pointers[0].carrier),)
+
+
+def relay(setting: Setting, relays: tuple[tuple[str, str], ...]) -> str | None:
+    """The third party (a proxy) whose address the setting gives, per the profile's `relays`."""
+    return next((what for pattern, what in relays if re.search(pattern, setting.name.rsplit(".", 1)[-1])), None)
+
+
+def where_given(settings: list[Setting]) -> str:
+    return " and ".join(f"`{s.name}`" + (f" in `{s.carrier}`" if s.carrier else "") for s in settings)

@@ -14,7 +14,8 @@ import itertools
 import re
 
 from errscan.analysis.advice import (
-    UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, check_command, missing_package, not_installed, outside, own_class, report,
+    UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, check_command, missing_package, not_installed, outside, own_class,
+    pointer_fix, relay, report,
     subject as advice_subject, unimplemented, unsupported_clause, verb,
 )
 from errscan.analysis.chains import Reach
@@ -118,10 +119,13 @@ class Explainer:
                 pointed = (Fix(sent, None, f"The other instance is named in the request's `{sent}` (sent by the client "
                                            "or the proxy): check that it carries a reachable address and port."),)
             else:
-                pointed = _pointer_fix(pointers, facet, keys_passed(found, module) if facet == "value" else [])
+                pointed = pointer_fix(pointers, facet, keys_passed(found, module) if facet == "value" else [], self.profile.relays)
             if pointers:  # the address, path or file the user gives is what to check: a setting of theirs
                 given = " and ".join(f"`{s.name}`" for s in pointers)
                 summary = summary.replace(_UNDECIDED, f"; what you give in {given} is part of it")
+            thirds = {relay(s, self.profile.relays) for s in pointers} if facet == "peer" else set()
+            if len(thirds) == 1 and None not in thirds:  # only a proxy's address is involved, not the other instance
+                advice = f"Look at {thirds.pop()}'s log for the error on its side, and check that it is running."
             fixes = (Fix("", None, advice + said),) + pointed
             check = check_command(facet, pointers, self.profile)
         elif kind == "configuration" and not fixes:
@@ -381,24 +385,6 @@ def _same_start(one: str, other: str) -> bool:
 _UNDECIDED = "; no setting of yours decides it"
 _RAN_OUT = {False: {"lease", "expiry"}, True: {"timeout"}}  # the timers "expired" and "timed out" name
 _PEERS = re.compile(r"\b(remote|local|prefill|decode)\b", re.IGNORECASE)
-
-
-def _pointer_fix(pointers: list[Setting], facet: str, keys: list[str]) -> tuple[Fix, ...]:
-    """Where the user gives the address, port or path that failed (and, for a value read from a file,
-    its keys): the settings to check."""
-    if not pointers:
-        return ()
-    where = " and ".join(f"`{s.name}`" + (f" in `{s.carrier}`" if s.carrier else "") for s in pointers)
-    if facet == "peer":
-        text = (f"The addresses and ports come from {where}: check them on both instances (each must give one that "
-                "the other can reach).")
-    elif facet == "value":
-        named = " or ".join(f"`{k}`" for k in keys)
-        text = f"The value is read from the file {where} names{f' (its key {named})' if named else ''}: correct it there."
-    else:
-        defaults = [f"`{s.default}`" for s in pointers if isinstance(s.default, str) and s.default]
-        text = f"The path comes from {where}{f' (default {defaults[0]})' if len(defaults) == 1 else ''}: check it there."
-    return (Fix(pointers[0].name, None, text, pointers[0].carrier),)
 
 
 def _named_in(setting: Setting, error: ErrorSite) -> bool:

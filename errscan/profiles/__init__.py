@@ -244,6 +244,9 @@ class Profile:
     client_fields: tuple[str, ...] = ()
     resets: tuple["Reset", ...] = ()  # settings the project overrides unless another one is set
     peer_values: tuple["PeerValue", ...] = ()  # values that are the settings of either of two instances
+    # Address settings of a third party that each instance itself connects to (a proxy), not of the peer
+    # instance: (pattern on the setting's last name, what it names).
+    relays: tuple[tuple[str, str], ...] = ()
     distributions: tuple[tuple[str, str], ...] = ()  # import root -> the name pip installs it by, when they differ
 
     def phase(self, kind: str, method: str) -> Phase | None:

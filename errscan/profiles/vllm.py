@@ -235,6 +235,9 @@ VLLM = Profile(
         PeerValue(r"remote_tp_size|\w+\.remote_tp_size", "--tensor-parallel-size", "the other instance"),
         PeerValue(r"self\.tp_size|local_tp_size", "--tensor-parallel-size", "this instance"),
     ),
+    # The disaggregation proxy or router in front of the instances: MoRIIO pings it at proxy_ip:proxy_ping_port
+    # (moriio_connector.py), P2P NCCL registers with proxy_ip:proxy_port (p2p_nccl_engine.py).
+    relays=((r"(^|_)(proxy|router)(_|$)", "the proxy"),),
     # Optional imports of connectors (`try: from mooncake.engine import ...` / `except ImportError`), as pip
     # installs them (vLLM's Mooncake, NIXL and LMCache usage guides; mooncake-transfer-engine is built for CUDA 12).
     distributions=(("mooncake", "mooncake-transfer-engine"), ("nixl", "nixl"), ("lmcache", "lmcache")),

@@ -325,6 +325,10 @@ def test_a_peer_address_held_in_a_config_object_built_from_the_extra_config_is_n
     (pointer,) = [f for f in ping.fixes if f.setting]
     assert "`kv_connector_extra_config.proxy_ip`" in pointer.text and "`kv_connector_extra_config.proxy_ping_port`" in pointer.text
     assert "notify_port" not in pointer.text and "no setting of yours" not in ping.summary
+    # the proxy's address (the profile's `relays`): this instance connects to it, it is not the peer's
+    assert pointer.text.startswith("Check that this instance can reach the proxy at the address and port given in")
+    assert "both instances" not in pointer.text
+    assert ping.fixes[0].text.startswith("Look at the proxy's log") and "other instance" not in ping.fixes[0].text
 
 
 def test_a_message_that_says_it_expired_names_the_lease_the_plugins_scheduler_reads(explained):
