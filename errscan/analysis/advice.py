@@ -21,6 +21,7 @@ BACKGROUND = frozenset({"thread", "process", "executor", "task", "callback"})  #
 UNSUPPORTED = re.compile(r"not (yet )?supported|unsupported|does not support|only works|requires", re.IGNORECASE)
 PEER = "talking to another process or instance"  # how `outside` words a failure of the peer or a server
 
+FILE_WORDS = r"\b(file|open|read|write|path|close|fd|mount|disk|save|load|deregister)"  # of a file operation
 # What failed outside the program, told by the words of its message, function and guarded call:
 # (pattern, facet, what failed, what to check). First match wins; the facet picks the command that checks it.
 _OUTSIDE = (
@@ -35,7 +36,7 @@ _OUTSIDE = (
      "Look at the other instance's log (the one this one pulls from or sends to) for the error on its side; check "
      "that it is running and reachable from this host at the address and port it was given (no firewall in between), "
      "and that both sides run the same {project} version."),
-    (r"\b(file|open|read|write|path|close|fd|mount|disk|save|load|deregister)", "file", "a file operation failed",
+    (FILE_WORDS, "file", "a file operation failed",
      "Check that the path in the message exists and that this process may read and write it (and has disk space)."),
     (r"\b(memory|register|cuda|device|alloc|tensor|gpu)", "device", "the device or its memory refused an operation",
      "Check free device memory and that the device is visible to this process; lower `--gpu-memory-utilization` "
@@ -98,9 +99,11 @@ def _one_source(code: str) -> str:
     return ast.unparse(tree.args[1]) if len(tree.args) == 2 else ""
 
 
-def outside(error: ErrorSite, own: Condition, profile: Profile, module: ModuleFacts | None = None) -> tuple[str, str, str]:
+def outside(error: ErrorSite, own: Condition, profile: Profile, module: ModuleFacts | None = None,
+            files: bool | None = None) -> tuple[str, str, str]:
     """What outside the program failed, in words, what to check, and its facet (see `_OUTSIDE`):
-    from the message, the function and the call the `try` guards."""
+    from the message, the function and the call the `try` guards. `files`: whether the guarded code
+    touches files (`fileio.py`); False rules the file facet out whatever the words say."""
     guarded = next((g for t in own if t.pseudo and (g := _one_source(t.code))), "")
     told = re.sub(r"[_.()\[\]{}:,'-]", " ", f"{error.message} {error.function} {guarded}".lower())
     project = profile.title or profile.name
@@ -114,7 +117,7 @@ def outside(error: ErrorSite, own: Condition, profile: Profile, module: ModuleFa
         facet, what, check = _RELEASED
         return what, check, facet
     for pattern, facet, what, check in _OUTSIDE:
-        if re.search(pattern, told):
+        if re.search(pattern, told) and not (facet == "file" and files is False):
             return what, check.format(project=project), facet
     return "an operation outside its settings failed", "Look at the error logged with it: it names what failed.", ""
 

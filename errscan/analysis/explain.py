@@ -14,13 +14,14 @@ import itertools
 import re
 
 from errscan.analysis.advice import (
-    UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, check_command, missing_package, not_installed, outside, own_class,
+    FILE_WORDS, UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, check_command, missing_package, not_installed, outside, own_class,
     pointer_fix, relay, report,
     subject as advice_subject, unimplemented, unsupported_clause, verb,
 )
 from errscan.analysis.chains import Reach
 from errscan.analysis.commands import Setting, action, candidates, shown, written
 from errscan.analysis.examples import Examples, run_as_main
+from errscan.analysis.fileio import FileIO
 from errscan.analysis.finder import SettingFinder
 from errscan.analysis.knobs import KnobCatalog
 from errscan.analysis.libraries import library_answer
@@ -54,6 +55,7 @@ class Explainer:
         self.graph = graph  # the class hierarchy: whether a base method is overridden everywhere
         self.settings = SettingFinder(catalog, profile)
         self.examples = Examples(catalog, profile)
+        self.fileio = FileIO(graph) if graph is not None else None
 
     def explain(
         self, error: ErrorSite, terms: Condition, contributions: list[tuple[str, str, str]], found: Reach,
@@ -108,7 +110,7 @@ class Explainer:
             fixes = (self._report_fix(error),)
             check = self.profile.report_command or None
         elif kind == "environment":
-            _, advice, facet = outside(error, own, self.profile, module)
+            _, advice, facet = outside(error, own, self.profile, module, self._files(error, own, module))
             said = " The message carries the underlying error: it says what failed." if cause_in_message(error) and facet else ""
             sent = client_field([local or "", *chain_codes], self.profile) if facet == "peer" else None
             held = self._pointers(class_settings, facet, path_way)  # of a peer: only an address the failing code uses
@@ -171,6 +173,10 @@ class Explainer:
             return [s for s in path.settings if PATH.search(s.name.rsplit(".", 1)[-1])][:1] if path else []
         named = ADDRESS if facet == "peer" else PATH if facet == "file" else None
         return self.settings.read_by_class(class_settings, named)[:MAX_POINTERS] if named else []
+
+    def _files(self, error: ErrorSite, own: Condition, module: ModuleFacts | None) -> bool | None:
+        """Whether the calls the error's `try` guards touch files (None: unknown, or no `try`)."""
+        return self.fileio.touches_files(module.module, error.function, own, FILE_WORDS) if self.fileio and module else None
 
     def _timers(self, error: ErrorSite, class_settings: dict[str, list[str]], plugin_settings: dict[str, list[str]]) -> list[Setting]:
         """The timeout or lease settings the class (else the plugin) reads that the message's words name
@@ -317,7 +323,7 @@ class Explainer:
             named += [f"`{flag}`" for flag in flags_in_words(error.message, self.catalog)]
             return f"{subject} {verb(error, subject)} this{timing}; {', '.join(dict.fromkeys(named)) or 'the model'} decides whether it does."
         if kind == "environment":
-            what, _, _ = outside(error, own, self.profile, module)
+            what, _, _ = outside(error, own, self.profile, module, self._files(error, own, module))
             return f"{subject} reports this{timing} when {what}{_UNDECIDED}."
         if kind == "usage":
             return f"{subject} refuses a request with this error{timing}: the request itself is at fault."

@@ -379,3 +379,13 @@ def test_a_log_site_that_says_what_is_not_supported_does_not_refuse(explained):
     """tests/fixtures/explain_pkg/vllm/kv/connectors/unsupported_log.py: it warns and carries on."""
     warned = explained["cache engine does not support register_kv_caches, please upgrade"]
     assert "refuses" not in warned.summary and " this and carries on: the message says “cache engine does not support" in warned.summary
+
+
+def test_a_handler_is_about_a_file_only_when_its_guarded_code_touches_one(explained):
+    """tests/fixtures/explain_pkg/vllm/kv/connectors/file_words_in_memory.py: both say "write"; only
+    the helper that `open`s a file makes a failure a file operation's."""
+    in_memory = explained["Confirm write for keys failed"]
+    assert in_memory.kind == "environment" and "file" not in in_memory.summary and in_memory.check is None
+    on_disk = explained["Flush write for keys failed"]
+    assert "a file operation failed" in on_disk.summary and on_disk.check.startswith("ls -ld")
+    assert "a file operation failed" in explained["Deregister failed"].summary  # unseen: its name is the guide
