@@ -22,6 +22,7 @@ from errscan.analysis.chains import Reach
 from errscan.analysis.commands import Setting, action, candidates, shown, written
 from errscan.analysis.examples import Examples, run_as_main
 from errscan.analysis.fileio import FileIO
+from errscan.analysis.filed import file_keys, read_from_file
 from errscan.analysis.finder import SettingFinder
 from errscan.analysis.knobs import KnobCatalog
 from errscan.analysis.libraries import library_answer
@@ -92,10 +93,12 @@ class Explainer:
         fixes = tuple(fix for way in ways for fix in self._fixes(way, earlier, connectors, bool(told))) + told
         kind = self._kind(error, own, ways, fixes)
         chain_codes = [render(chain.condition, "deep") or "" for chain in found.chains]
-        outside_of_state = decided_outside(error, local or "", chain_codes, subject, _timing(when), self.profile,
-                                           self._timers(error, class_settings, {**(made_settings or {}), **(plugin_settings or {})}),
-                                           lambda receiver: foreign(receiver, class_settings, module, self.profile),
-                                           lambda code: library_answer(code, self.graph, module, error.function)) \
+        outside_of_state = (read_from_file(file_keys(error, local or "", found, module), local or "", path_way.settings if path_way else (),
+                                           subject, verb(error, subject), _timing(when), self.profile)
+                            or decided_outside(error, local or "", chain_codes, subject, _timing(when), self.profile,
+                                               self._timers(error, class_settings, {**(made_settings or {}), **(plugin_settings or {})}),
+                                               lambda receiver: foreign(receiver, class_settings, module, self.profile),
+                                               lambda code: library_answer(code, self.graph, module, error.function))) \
             if kind == "internal" else None
         if outside_of_state is not None:
             kind, summary, told_fix = outside_of_state

@@ -389,3 +389,12 @@ def test_a_handler_is_about_a_file_only_when_its_guarded_code_touches_one(explai
     on_disk = explained["Flush write for keys failed"]
     assert "a file operation failed" in on_disk.summary and on_disk.check.startswith("ls -ld")
     assert "a file operation failed" in explained["Deregister failed"].summary  # unseen: its name is the guide
+
+
+def test_a_field_read_from_the_users_file_is_a_setting_not_a_bug(explained):
+    """tests/fixtures/explain_pkg/vllm/kv/connectors/file_config_fields.py: `buffer_size` comes from
+    the JSON file `FILED_CONFIG_PATH` names."""
+    filed = explained["buffer_size must be > 0"]
+    assert filed.kind == "configuration" and "bug" not in filed.summary.replace("not a bug", "")
+    assert "when `buffer_size` in the file `FILED_CONFIG_PATH` names is at most `0`" in filed.summary
+    assert filed.fixes[0].text.startswith("Correct `buffer_size` in the file `FILED_CONFIG_PATH` names")
