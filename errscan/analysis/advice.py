@@ -144,7 +144,12 @@ def check_command(facet: str, pointers: list[Setting], profile: Profile) -> str 
     def shown(setting: Setting | None, fallback: str) -> str:
         return f"<{setting.name.rsplit('.', 1)[-1].lstrip('-')}>" if setting else fallback
 
-    if facet == "peer":  # the settings name this instance's address as often as the peer's: none is shown
+    if facet == "peer":  # the settings name this instance's address as often as the peer's: none is shown,
+        thirds = [s for s in pointers if relay(s, profile.relays)]  # but a proxy's is the one this instance dials
+        host = next((s for s in thirds if not re.search(r"port", s.name.rsplit(".", 1)[-1])), None)
+        port = next((s for s in thirds if re.search(r"port", s.name.rsplit(".", 1)[-1])), None)
+        if thirds and len(thirds) == len(pointers) and host and port:
+            return f"nc -vz {shown(host, '')} {shown(port, '')}"
         return "nc -vz <peer-host> <peer-port>"
     if facet == "file":
         path = shown(pointers[0] if pointers else None, "<path>")

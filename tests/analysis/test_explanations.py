@@ -329,6 +329,7 @@ def test_a_peer_address_held_in_a_config_object_built_from_the_extra_config_is_n
     assert pointer.text.startswith("Check that this instance can reach the proxy at the address and port given in")
     assert "both instances" not in pointer.text
     assert ping.fixes[0].text.startswith("Look at the proxy's log") and "other instance" not in ping.fixes[0].text
+    assert ping.check == "nc -vz <proxy_ip> <proxy_ping_port>"
 
 
 def test_a_message_that_says_it_expired_names_the_lease_the_plugins_scheduler_reads(explained):
