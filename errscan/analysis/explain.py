@@ -27,7 +27,7 @@ from errscan.analysis.finder import SettingFinder
 from errscan.analysis.knobs import KnobCatalog
 from errscan.analysis.libraries import library_answer
 from errscan.analysis.named import advised, decided, flags_in_words
-from errscan.analysis.origins import EXPIRED, TIMED, client_field, decided_outside, foreign, keys_passed, read_here
+from errscan.analysis.origins import client_field, decided_outside, foreign, keys_passed, read_here, timers
 from errscan.analysis.ways import Way, for_part, positive_parts
 from errscan.analysis.solver import Value, rules_out, satisfiable
 from errscan.analysis.wording import ADDRESS, PATH, Raw, phrase_for, runtime_words, user_words
@@ -96,7 +96,7 @@ class Explainer:
         outside_of_state = (read_from_file(file_keys(error, local or "", found, module), local or "", path_way.settings if path_way else (),
                                            subject, verb(error, subject), _timing(when), self.profile)
                             or decided_outside(error, local or "", chain_codes, subject, _timing(when), self.profile,
-                                               self._timers(error, class_settings, {**(made_settings or {}), **(plugin_settings or {})}),
+                                               timers(error, self.settings, class_settings, {**(made_settings or {}), **(plugin_settings or {})}),
                                                lambda receiver: foreign(receiver, class_settings, module, self.profile),
                                                lambda code: library_answer(code, self.graph, module, error.function))) \
             if kind == "internal" else None
@@ -180,14 +180,6 @@ class Explainer:
     def _files(self, error: ErrorSite, own: Condition, module: ModuleFacts | None) -> bool | None:
         """Whether the calls the error's `try` guards touch files (None: unknown, or no `try`)."""
         return self.fileio.touches_files(module.module, error.function, own, FILE_WORDS) if self.fileio and module else None
-
-    def _timers(self, error: ErrorSite, class_settings: dict[str, list[str]], plugin_settings: dict[str, list[str]]) -> list[Setting]:
-        """The timeout or lease settings the class (else the plugin) reads that the message's words name
-        (`lease` in "before lease expired", or "expired" alone); another timer of the class may time something else."""
-        found = self.settings.read_by_class(class_settings, TIMED) + self.settings.read_by_class(plugin_settings, TIMED)
-        said = EXPIRED.search(error.message)
-        words = set(re.findall(r"[a-z]+", error.message.lower())) | (_RAN_OUT[said.group(1).lower().startswith("timed")] if said else set())
-        return list(dict.fromkeys(s for s in found if words & {w for w in re.split(r"[_-]", s.name.rsplit(".", 1)[-1].lower()) if TIMED.fullmatch(w)}))[:MAX_POINTERS]
 
     def _own_plugin(self, ways: list[Way]) -> Setting | None:
         """The setting that loads a plugin class from the user's own module, when every way in needs it set."""
@@ -392,7 +384,6 @@ def _same_start(one: str, other: str) -> bool:
 
 
 _UNDECIDED = "; no setting of yours decides it"
-_RAN_OUT = {False: {"lease", "expiry"}, True: {"timeout"}}  # the timers "expired" and "timed out" name
 _PEERS = re.compile(r"\b(remote|local|prefill|decode)\b", re.IGNORECASE)
 
 

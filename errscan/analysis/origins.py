@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from errscan.analysis.advice import report, verb
 from errscan.analysis.commands import Setting
@@ -19,9 +19,14 @@ from errscan.extract.facts import ModuleFacts
 from errscan.model import ErrorSite, Fix
 from errscan.profiles import Profile
 
+if TYPE_CHECKING:
+    from errscan.analysis.finder import SettingFinder
+
 TIMED = re.compile(r"(^|_)(timeout|ttl|lease|duration|deadline|expiry|expires|interval)s?($|_)", re.IGNORECASE)
 _ENVIRON = re.compile(r"\bos\.environ\b|\bgetenv\(")
 EXPIRED = re.compile(r"\b(expired?|expiry|timed out)\b", re.IGNORECASE)  # a message that says a lease or timeout ran out
+_RAN_OUT = {False: {"lease", "expiry"}, True: {"timeout"}}  # the timers "expired" and "timed out" name
+MAX_TIMERS = 4  # timer settings named for an error that ran out of time
 _CLOCK = re.compile(r"\btime\.(time|perf_counter|monotonic)(_ns)?\(\)")
 _BODY = re.compile(r"\brequest\.(json|body|form)\(|\w*(json|body)\w*\(\s*request\b")  # what a client sent a server
 
@@ -71,7 +76,8 @@ def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], sub
                 Fix("", None, f"Check that `{name}` is installed as this {project} release "
                               f"expects (its package and version, built for this machine) and look at its log for why "
                               f"`{call}` returned {returned}. If it is as expected, {text[0].lower()}{text[1:]}"))
-    if _CLOCK.search(own_code) or EXPIRED.search(error.message):  # measured on the clock, or the message says it ran out
+    waited = any(_shown(timer, error) for timer in timers)  # "... after {self._defer_timeout}s": the time it waited
+    if _CLOCK.search(own_code) or EXPIRED.search(error.message) or waited:  # on the clock, or the message says it ran out
         named = " or ".join(f"`{s.name}`" + (f" in `{s.carrier}`" if s.carrier else "") for s in timers)
         raise_it = f" If it is only slow, raise {named}." if named else ""
         fixes = Fix(timers[0].name if timers else "", None,
@@ -90,6 +96,29 @@ def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], sub
                 Fix("", None, "Restart the clients (the instances using this server) after the server restarts, so "
                               f"they register again. If it happens without a restart, {text[0].lower()}{text[1:]}"))
     return None
+
+
+def timers(error: ErrorSite, finder: "SettingFinder", class_settings: dict[str, list[str]],
+           plugin_settings: dict[str, list[str]]) -> list[Setting]:
+    """The timeout or lease settings the class (else the plugin) reads that the message shows (a
+    placeholder `self._defer_timeout`, read from a setting) or spells out (`transfer_timeout`); else
+    those whose words it uses (`lease` in "before lease expired", or "expired" alone). Another timer of
+    the class may time something else."""
+    shown = [s for p in error.placeholders if re.fullmatch(r"self\.\w+", p.expr) and TIMED.search(p.expr.split(".")[1])
+             and (s := finder.setting_at(parse_expression(p.expr), class_settings)) is not None]
+    found = finder.read_by_class(class_settings, TIMED) + finder.read_by_class(plugin_settings, TIMED)
+    said = EXPIRED.search(error.message)
+    words = set(re.findall(r"[a-z]+", error.message.lower())) | (_RAN_OUT[said.group(1).lower().startswith("timed")] if said else set())
+    spelled = [s for s in found if re.search(rf"\b{re.escape(s.name.rsplit('.', 1)[-1])}\b", error.message)]
+    named = [s for s in found if words & {w for w in re.split(r"[_-]", s.name.rsplit(".", 1)[-1].lower()) if TIMED.fullmatch(w)}]
+    chosen = shown + spelled or named  # a timer the message shows or spells out is the one; else those its words name
+    return [s for i, s in enumerate(chosen) if s.name not in {t.name for t in chosen[:i]}][:MAX_TIMERS]
+
+
+def _shown(timer: Setting, error: ErrorSite) -> bool:
+    """Whether a placeholder of the message is the timer's own value (`self._defer_timeout`)."""
+    last = timer.name.rsplit(".", 1)[-1]
+    return any(re.fullmatch(rf"self\._?{re.escape(last)}", p.expr) for p in error.placeholders)
 
 
 def client_field(codes: list[str], profile: Profile) -> str | None:

@@ -212,12 +212,20 @@ def _is_none(value: ast.expr) -> bool:
     return isinstance(value, ast.Constant) and value.value is None
 
 
+_CONVERSIONS = frozenset({"int", "float", "str", "bool"})
+
+
 def _setting_read(value: ast.expr | None) -> str | None:
     """The code of a value that may read a setting: a dotted chain (`cfg.kv_transfer_config.kv_role`),
     a string key of one (`cfg.extra["key"]`) or a call with a string key first (`extra.get("key",
     True)`); None for anything else."""
     if isinstance(value, ast.Attribute):
         return dotted(value)
+    if (  # `float(extra.get("timeout", 30))`: a conversion of what it reads
+        isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _CONVERSIONS
+        and len(value.args) == 1 and not value.keywords
+    ):
+        return _setting_read(value.args[0])
     if (
         isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant)
         and isinstance(value.slice.value, str) and dotted(value.value)

@@ -399,3 +399,13 @@ def test_a_field_read_from_the_users_file_is_a_setting_not_a_bug(explained):
     assert filed.kind == "configuration" and "bug" not in filed.summary.replace("not a bug", "")
     assert "when `buffer_size` in the file `FILED_CONFIG_PATH` names is at most `0`" in filed.summary
     assert filed.fixes[0].text.startswith("Correct `buffer_size` in the file `FILED_CONFIG_PATH` names")
+
+
+def test_a_timer_the_message_shows_or_spells_out_is_the_one_that_ran_out(explained):
+    """tests/fixtures/explain_pkg/vllm/kv/connectors/shown_timer.py: both timers are read through
+    `float(...)`; the message shows or names `reap_timeout`, never `idle_timeout`."""
+    reaped = explained["Reaped {len(expired)} sends after {self._reap_timeout}s without a notification"]
+    assert reaped.kind == "environment" and "most likely a bug" not in reaped.summary
+    assert [f.setting for f in reaped.fixes] == ["kv_connector_extra_config.reap_timeout"]
+    waited = explained["Timed out waiting for the peer; adjust with reap_timeout"]
+    assert [f.setting for f in waited.fixes] == ["kv_connector_extra_config.reap_timeout"]
