@@ -257,6 +257,22 @@ class Search:
             self._sites[key] = kept
         return self._sites[key]
 
+    def through_other_kind(self, tree: Tree, origin: State, entry: Entry) -> bool:
+        """Whether every way from `origin` to the tree's start passes through an entry point of
+        another kind than `entry`'s (and at least one does)."""
+        seen, frontier, passes = {origin}, [origin], False
+        while frontier:
+            state = frontier.pop()
+            if tree.dist[state] == 0:
+                return False
+            for following in tree.nexts.get(state, ()):
+                if self._other_kind(entry, following[0]):
+                    passes = True
+                elif following not in seen:
+                    seen.add(following)
+                    frontier.append(following)
+        return passes
+
     def _other_kind(self, entry: Entry, node: str) -> bool:
         """Whether a chain from `entry` would pass through an entry point of another kind: where
         another path of the program begins (a plugin's method, a route), whose own chain tells
