@@ -60,7 +60,7 @@ class FoundChain:
 def own_condition(site: CallSite) -> str | None:
     """The condition the call itself is made under. A site reached through a local alias also
     holds the condition under which the alias was assigned, which may no longer hold at the call
-    (`stats = m` when `stats is None`, then `stats.aggregate()` when it is not): never checked."""
+    (`stats = m` when `self.fresh`, then `self.fresh = False` and `stats.aggregate()`): never checked."""
     return render(site.call.condition if site.call is not None else site.condition, "deep")
 
 

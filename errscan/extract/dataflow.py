@@ -18,7 +18,7 @@ import ast
 from typing import Callable, Iterable
 
 from errscan.extract.astutil import always_exits, bound_names, child_blocks, dotted
-from errscan.extract.conditions import Condition, Env, is_computed, restated
+from errscan.extract.conditions import Condition, Env, Term, is_computed, parse_expression, restated
 
 # Methods that change their receiver: containers' and, by convention, in-place tensor ops (`x.add_()`).
 MUTATORS = frozenset({
@@ -131,7 +131,7 @@ def forget(env: Env, terms: Condition, bound: Iterable[str], changed: Iterable[s
         return terms
     kept = []
     for term in terms:
-        if term.loop or term.names.isdisjoint(stale):
+        if term.loop or term.names.isdisjoint(stale) or (term.names.isdisjoint(bound) and _read_as_key(term, changed)):
             kept.append(term)
         elif earlier and not term.pseudo and term.names.isdisjoint(stale - earlier.keys()):
             # `if spec is None: continue; spec = spec.inner`: the test read the earlier value
@@ -139,6 +139,27 @@ def forget(env: Env, terms: Condition, bound: Iterable[str], changed: Iterable[s
             if again_read.names.isdisjoint(stale):
                 kept.append(again_read)
     return tuple(kept)
+
+
+def _read_as_key(term: Term, changed: set[str]) -> bool:
+    """Whether the term reads each local of `changed` it names only as a lookup key (`d[k]`,
+    `d.get(k)`, also inside a tuple key): a key's hash and equality cannot change while it lives
+    (Python's rule for hashable objects), so a change in place leaves the lookup as it was."""
+    node = parse_expression(term.raw)
+    if node is None or not (term.names & changed) <= {key for key in changed if "." not in key}:
+        return False
+    keys: set[int] = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Subscript):
+            keys.update(map(id, _elements(inner.slice)))
+        elif isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr == "get" and inner.args:
+            keys.update(map(id, _elements(inner.args[0])))
+    uses = [n for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in changed]
+    return bool(uses) and all(id(n) in keys for n in uses)
+
+
+def _elements(key: ast.expr) -> list[ast.expr]:
+    return [key, *key.elts] if isinstance(key, ast.Tuple) else [key]
 
 
 def rereadable(value: ast.expr) -> bool:

@@ -112,7 +112,9 @@ class CallGraph(Resolver):
         for targets, when in resolved:
             for callee, how in targets or ():
                 receiver = receiver or self.receiver_kind(module, call.caller, call.callee, bool(call.aliases), callee, how)
-                site = CallSite(self.paths[module.module], call.line, when + call.condition, how, receiver, call)
+                # what the alias was bound under, then the call's own terms it does not repeat
+                site = CallSite(self.paths[module.module], call.line, when + tuple(t for t in call.condition if t not in when),
+                                how, receiver, call)
                 self.add_edge(caller, callee, site)
 
     def _past_binding(

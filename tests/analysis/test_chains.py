@@ -83,7 +83,7 @@ def test_a_parameter_assigned_again_is_not_bound_by_the_caller():
 def test_the_condition_under_which_an_alias_was_bound_does_not_rule_its_call_out():
     graph = graph_of("alias_condition")
     sites = graph.graph["calls.alias_condition.collect"]["calls.alias_condition.Stats.aggregate"]["sites"]
-    assert any("stats is None" in t.raw for s in sites for t in s.condition)  # the graph keeps it
+    assert not any("stats is None" in t.raw for s in sites for t in s.condition)  # about the value replaced
     entries = {"calls.alias_condition.collect": Entry("calls.alias_condition.collect", "main", ())}
     found = shown(graph, "calls.alias_condition.Stats.aggregate", entries)
     assert tails(found) == [["collect", "aggregate"]] and not found.infeasible
@@ -157,3 +157,17 @@ def test_calls_of_another_function_of_the_same_name_leave_every_caller_known():
     named = unresolved_names(graph)
     assert named["open_socket"] == 0
     assert reach(graph, "calls.named_constant_argument.open_socket", entries, named=named.__getitem__).closed
+
+
+def test_a_call_through_an_alias_bound_under_the_same_condition_states_it_once():
+    graph = graph_of("alias_same_condition")
+    (site,) = graph.graph["calls.alias_same_condition.Worker.add"]["calls.alias_same_condition.Topology.describe"]["sites"]
+    assert [t.raw for t in site.condition] == ["not ready"]
+
+
+def test_an_alias_bound_under_a_test_of_its_own_earlier_value_does_not_carry_that_test():
+    """`if stats is None: stats = extra` then `stats.aggregate(...)` when `stats is not None`:
+    `stats is None` was about the value the assignment replaced."""
+    graph = graph_of("alias_same_condition")
+    sites = graph.graph["calls.alias_same_condition.merged"]["calls.alias_same_condition.Stats.aggregate"]["sites"]
+    assert [[t.raw for t in site.condition] for site in sites] == [["extra is not None", "stats is not None"]]
