@@ -8,7 +8,6 @@ that reach it, the settings that decide it, solutions and related errors.
 from __future__ import annotations
 
 import ast
-from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
@@ -17,7 +16,7 @@ import msgspec
 
 from errscan.analysis.bynames import add_calls_by_name
 from errscan.analysis.bindings import conditions_hold
-from errscan.analysis.chains import Reach, reach, select
+from errscan.analysis.chains import Reach, reach, select, unresolved_names
 from errscan.analysis.search import FoundChain, conjoin
 from errscan.analysis.chunks import ChunkMap, chunk_sites, in_order
 from errscan.analysis.dispatch import Dispatch
@@ -97,7 +96,7 @@ class _Analysis:
         self.finder = SurfaceFinder(graph, profile, [error for error, _, _ in sites])
         self.per_function: dict[str, tuple[Reach, dict[str, list[Source]]]] = {}  # many sites share a function
         self.tested = _tested_names(sites)
-        self.named = Counter(call.callee.rsplit(".", 1)[-1] for module in graph.index.modules.values() for call in module.calls)
+        self.named = unresolved_names(graph)
         self.plugin_count = len({p.name for p in self.plugins})
 
     def cost(self, node: str) -> int:

@@ -55,22 +55,32 @@ class Along:
         site = self.canonical(site_code, target)
         if site is None or satisfiable(site) is False:
             return None
-        prefixes = [self._carried((), s, c, chain.nodes[0]) for c, s in lookups] or [()]
+        # The chain's own checks first: a contradiction they make needs nothing said of how the
+        # entry point's class is built (other plugins may build it too, past the registry's checks).
+        own = self._contradiction((), chain, site)
+        if own is not None or not lookups:
+            return own and f"the raise is never reached on this way: what it needs contradicts the check made on the way: {own}"
+        prefixes = [self._carried((), s, c, chain.nodes[0]) for c, s in lookups]
         reasons = []
         for prefix in prefixes:
-            carried = prefix
-            for caller, callee, step in zip(chain.nodes, chain.nodes[1:], chain.sites):
-                carried = self._carried(carried, step, caller, callee)
-            carried = _touching(site, carried)
-            if not carried or satisfiable(site, *(code for code, _ in carried)) is not False:
+            reason = self._contradiction(prefix, chain, site)
+            if reason is None:
                 return None
-            reasons.append(next((where for code, where in carried if satisfiable(site, code) is False), carried[-1][1]))
+            reasons.append(reason)
         said = "; ".join(dict.fromkeys(reasons))
-        built = ""
-        if lookups:
-            places = ", ".join(dict.fromkeys(call_place(s, chain.nodes[0]) for _, s in lookups))
-            built = f"`{chain.nodes[0].rsplit('.', 2)[-2]}` is built only by the registry lookup of the configured class ({places}); "
+        places = ", ".join(dict.fromkeys(call_place(s, chain.nodes[0]) for _, s in lookups))
+        built = f"`{chain.nodes[0].rsplit('.', 2)[-2]}` is built only by the registry lookup of the configured class ({places}); "
         return f"{built}the raise is never reached on this way: what it needs contradicts the check made on the way: {said}"
+
+    def _contradiction(self, prefix: Carried, chain: FoundChain, site: str) -> str | None:
+        """Where a check carried along `chain` (after `prefix`) contradicts the site's condition."""
+        carried = prefix
+        for caller, callee, step in zip(chain.nodes, chain.nodes[1:], chain.sites):
+            carried = self._carried(carried, step, caller, callee)
+        carried = _touching(site, carried)
+        if not carried or satisfiable(site, *(code for code, _ in carried)) is not False:
+            return None
+        return next((where for code, where in carried if satisfiable(site, code) is False), carried[-1][1])
 
     def _lookups_into(self, node: str) -> list[tuple[str, CallSite]]:
         """The registry lookups that construct `node`'s class, when `node` is a plugin's constructor."""

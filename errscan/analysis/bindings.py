@@ -33,6 +33,7 @@ class Bound:
 Values = tuple[tuple[str, Bound], ...]  # parameter -> value, sorted: hashable, one per chain step
 
 _CONSTANT = re.compile(r"^(-?\d+|True|False|None|'.*'|\".*\")$", re.DOTALL)
+_NAMED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\.[A-Z][A-Z0-9_]*$")  # `zmq.ROUTER`, `Role.WORKER`
 
 
 def carried(graph: CallGraph, values: Values, site: CallSite, caller: str, callee: str) -> Values:
@@ -52,7 +53,7 @@ def carried(graph: CallGraph, values: Values, site: CallSite, caller: str, calle
 
     def bind(name: str, text: str) -> None:
         written.add(name)
-        if _CONSTANT.match(text):
+        if _CONSTANT.match(text) or _same_constant(graph, caller, callee, text):
             found[name] = Bound(text, f"passed at {where}")
         elif text in bound:
             found[name] = bound[text]
@@ -75,6 +76,21 @@ def carried(graph: CallGraph, values: Values, site: CallSite, caller: str, calle
             if name not in written:
                 found[name] = Bound(default, f"the default of `{short}`, not passed at {where}")
     return tuple(sorted((k, v) for k, v in found.items() if k not in fact.rebound))
+
+
+def _same_constant(graph: CallGraph, caller: str, callee: str, text: str) -> bool:
+    """Whether `text` is a named constant of a module or class (`zmq.ROUTER`, `Role.WORKER`) that
+    the callee reads under the same name: what it compares with `zmq.ROUTER` is then the value
+    passed. Two different names are never taken for different values (the solver may make them
+    equal); a name the callee's module reads as something else is not bound."""
+    if not _NAMED.match(text):
+        return False
+    head = text.partition(".")[0]
+    entries = [graph.functions.get(caller), graph.functions.get(callee)]
+    if any(e is None for e in entries) or head in dict(entries[0][0].params) or head in ("self", "cls"):
+        return False
+    caller_reads, callee_reads = (graph.qualify(module, fact.scope, text) for fact, module in entries)
+    return caller_reads is not None and caller_reads == callee_reads
 
 
 def _class(graph: CallGraph, caller: str, written: str) -> str | None:

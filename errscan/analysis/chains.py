@@ -19,6 +19,7 @@ point and MAX_TARGET_STEPS per function: what it did not decide stays unknown, n
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
@@ -47,6 +48,10 @@ class Reach:
     # an entry point, and no call the graph left unresolved names it. Only then do infeasible
     # chains from every entry point prove it never runs.
     closed: bool = False
+    # Entries none of whose chains leaves the way through an entry point of another kind (where
+    # another path of the program begins, `search._other_kind`): they reach the function only as
+    # that entry does, so when every other entry's chains are infeasible, theirs are too.
+    deferred: frozenset[str] = frozenset()
     chains: tuple[FoundChain, ...] = ()  # filled by `select`: the chains shown
     infeasible: tuple[FoundChain, ...] = ()  # filled by `select`: entries' chains that cannot be taken
 
@@ -62,7 +67,8 @@ def reach(
     configured plugin name: through one, an entry of plugin P reaches only the method P's class
     resolves to. `relevant` names the target's parameters its sites test: chains that bind them
     differently are kept apart, as a site may hold under one and not the other. `named` counts the
-    calls in the package that name a function or class (resolved or not); `dispatch`, what the
+    calls in the package that name a function or class, but for the calls the graph resolved;
+    `dispatch`, what the
     graph's objects hold (built here when not given); `platforms`, the steps that run on some
     platforms only (`platforms.py`)."""
     search = Search(graph, entries, lookups, dispatch or Dispatch(graph), platforms)
@@ -70,7 +76,7 @@ def reach(
     nearest: dict[str, tuple[State, Entry]] = {}
     for state, entry in tree.found:
         nearest.setdefault(entry.node, (state, entry))
-    candidates, refused = {}, {}
+    candidates, refused, deferred = {}, {}, set()
     turned: list[FoundChain] = []
     for node, (state, entry) in nearest.items():
         found, refusals, exhausted = search.forward(tree, state, entry, relevant)
@@ -80,6 +86,8 @@ def reach(
             turned += [chain for chain in refusals if way_in(chain) not in taken]
         elif refusals and exhausted:
             refused[node] = refusals[0]
+        elif exhausted and search.through_other_kind(tree, state, entry):
+            deferred.add(node)
     ways = []
     if tree.found and target in graph.graph:  # (a way in reaches no entry the first search did not)
         for caller in sorted(graph.graph.predecessors(target)):
@@ -102,7 +110,16 @@ def reach(
     # A chain refused for its platforms leaves the function to the platform it needs, which may
     # reach it by a call the graph does not resolve: never proof that it cannot run.
     closed = _closed(graph, target, tree, named) and not search.platform_refused
-    return Reach(tuple(reached.values()), candidates, refused, tuple(sorted(ways, key=_length)), tuple(turned), closed)
+    return Reach(tuple(reached.values()), candidates, refused, tuple(sorted(ways, key=_length)), tuple(turned), closed,
+                 frozenset(deferred))
+
+
+def unresolved_names(graph: CallGraph) -> Counter[str]:
+    """Per last name, the package's calls naming it that the graph did not resolve (references and
+    reads included): what may run a function of that name without an edge saying so."""
+    named = Counter(call.callee.rsplit(".", 1)[-1] for module in graph.index.modules.values() for call in module.calls)
+    named.subtract(graph.resolved_names)
+    return named
 
 
 def _closed(graph: CallGraph, target: str, tree: Tree, named: Callable[[str], int]) -> bool:
@@ -110,8 +127,12 @@ def _closed(graph: CallGraph, target: str, tree: Tree, named: Callable[[str], in
     if target not in graph.graph:
         return False
     owner, _, name = target.rpartition(".")
-    sites = sum(len(graph.graph[caller][target]["sites"]) for caller in graph.graph.predecessors(target))
-    if named(owner.rsplit(".", 1)[-1] if name == "__init__" else name) > sites:
+    short = owner.rsplit(".", 1)[-1] if name == "__init__" else name
+    sites = [site for caller in graph.graph.predecessors(target) for site in graph.graph[caller][target]["sites"]]
+    # `named` leaves out the calls the graph resolved; those resolved into this function count
+    # again, so that what another function's calls of the same name are does not count.
+    into = sum(1 for site in sites if site.call is not None and site.call.kind == "call" and site.call.callee.rsplit(".", 1)[-1] == short)
+    if named(short) + into > len(sites):
         return False
     reached, frontier = set(), [state for state, _ in tree.found]
     while frontier:
@@ -147,6 +168,8 @@ def select(found: Reach, final: Callable[[Values], Verdict], along: Callable[[Fo
             shown.append(judged)
             ways += 1
     dropped = {chain.entry.node for chain in infeasible} - {chain.entry.node for chain in shown}
+    if dropped and not shown and all(e.node in dropped or e.node in found.deferred for e in found.entries):
+        dropped |= found.deferred
     entries = tuple(e for e in found.entries if e.node not in dropped)
     unique = {(chain.entry.node, way_in(chain)): chain for chain in [*found.turned[::-1], *infeasible[::-1]]}
     kept = tuple(sorted(unique.values(), key=_length)[:MAX_CHAINS])

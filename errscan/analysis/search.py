@@ -60,7 +60,7 @@ class FoundChain:
 def own_condition(site: CallSite) -> str | None:
     """The condition the call itself is made under. A site reached through a local alias also
     holds the condition under which the alias was assigned, which may no longer hold at the call
-    (`stats = m` when `stats is None`, then `stats.aggregate()` when it is not): never checked."""
+    (`stats = m` when `self.fresh`, then `self.fresh = False` and `stats.aggregate()`): never checked."""
     return render(site.call.condition if site.call is not None else site.condition, "deep")
 
 
@@ -256,6 +256,22 @@ class Search:
                     kept.append((site, code))
             self._sites[key] = kept
         return self._sites[key]
+
+    def through_other_kind(self, tree: Tree, origin: State, entry: Entry) -> bool:
+        """Whether every way from `origin` to the tree's start passes through an entry point of
+        another kind than `entry`'s (and at least one does)."""
+        seen, frontier, passes = {origin}, [origin], False
+        while frontier:
+            state = frontier.pop()
+            if tree.dist[state] == 0:
+                return False
+            for following in tree.nexts.get(state, ()):
+                if self._other_kind(entry, following[0]):
+                    passes = True
+                elif following not in seen:
+                    seen.add(following)
+                    frontier.append(following)
+        return passes
 
     def _other_kind(self, entry: Entry, node: str) -> bool:
         """Whether a chain from `entry` would pass through an entry point of another kind: where

@@ -90,7 +90,7 @@ class Encoding:
             return unset if isinstance(op, ast.Is) else z3.Not(unset)
         if isinstance(op, (ast.In, ast.NotIn)):
             options = right.elts if isinstance(right, (ast.Tuple, ast.List, ast.Set)) else None
-            if options is None or not all(isinstance(o, ast.Constant) for o in options):
+            if options is None or not all(isinstance(o, (ast.Constant, ast.Name, ast.Attribute)) for o in options):
                 raise _Opaque
             inside = z3.Or([self._compare(left, ast.Eq(), o) for o in options]) if options else z3.BoolVal(False, self.ctx)
             return inside if isinstance(op, ast.In) else z3.Not(inside)

@@ -158,6 +158,8 @@ class CallWalk:
         if self.scopes.at_module or len(targets) != 1 or not isinstance(targets[0], ast.Name) or stmt.value is None:
             return
         value = stmt.value
+        # a term about the local's earlier value (`if stats is None: stats = extra`) is gone with it
+        terms = tuple(t for t in terms if t.loop or targets[0].id not in t.names)
         if isinstance(value, (ast.Name, ast.Attribute)):
             choices = self.expand(dotted(value), terms)
         elif isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)) and dotted(value.func):

@@ -15,7 +15,9 @@ from errscan.extract.conditions import (
     Binding, Condition, Env, case_term, conjuncts, loop_term, make_term, negate, render,
     unparse,
 )
-from errscan.extract.dataflow import assigned_by, changed_in_loop, effect_call, forget, mutated_by_call, nested_exits
+from errscan.extract.dataflow import (
+    assigned_by, changed_in_loop, effect_call, forget, mutated_by_call, nested_exits, rereadable,
+)
 from errscan.extract.definitions import DefinitionWalk, Frame
 from errscan.extract.facts import (
     AppendFact, AttributeDefault, AttributeRead, AttributeStore, AttributeType, CallFact, ClassFact, FirstCall, FunctionFact,
@@ -161,6 +163,8 @@ class FactCollector(DefinitionWalk, CallWalk):
                 # A local, or a `self.x` set once in this function, until a change.
                 if bound in self.frame.once:
                     env[bound] = Binding(stmt.value, self.loop_depth > 0)
+                elif bound and "." not in bound and rereadable(stmt.value):
+                    env[bound] = Binding(stmt.value, self.loop_depth > 0, reassigned=True)
                 made = dotted(stmt.value.func) if isinstance(stmt.value, ast.Call) else None
                 if bound and made:
                     self.frame.built[bound] = made

@@ -36,6 +36,9 @@ class Binding:
 
     value: ast.expr
     per_iteration: bool = False
+    # A local assigned more than once: never substituted where it is read, but a term that read it
+    # is restated with this value when the local is bound anew (`dataflow.forget`).
+    reassigned: bool = False
 
     @cached_property
     def reads(self) -> frozenset[str]:
@@ -179,6 +182,7 @@ class _SubstitutingUnparser(Unparser):
             or not isinstance(node.ctx, ast.Load)
             or self._depth > 4
             or isinstance(value, _CONTAINERS)  # a list built up later: its first value says nothing
+            or binding.reassigned
             or (self._only_computed and not is_computed(value) and not binding.per_iteration)
         ):
             self.write(key)
@@ -215,6 +219,17 @@ def make_term(node: ast.expr, env: Env) -> Term:
     if not env or not _may_read(raw, env):
         return Term(raw, raw, raw)
     return Term(_substituted(node, env, True), raw, _substituted(node, env, False))
+
+
+def restated(term: Term, values: Env) -> Term:
+    """`term` with each local of `values` replaced by the value it held where the term was read:
+    what the term said stays true once the local is bound anew."""
+    plain = {key: Binding(binding.value, True) for key, binding in values.items()}
+    forms = []
+    for text in (term.code, term.raw, term.deep):
+        node = parse_expression(text)
+        forms.append(text if node is None else _substituted(node, plain, False))
+    return Term(*forms, pseudo=term.pseudo, other_error=term.other_error)
 
 
 def loop_term(target: ast.expr, iterable: ast.expr, env: Env) -> Term:

@@ -18,7 +18,7 @@ import ast
 from typing import Callable, Iterable
 
 from errscan.extract.astutil import always_exits, bound_names, child_blocks, dotted
-from errscan.extract.conditions import Condition, Env, is_computed
+from errscan.extract.conditions import Condition, Env, Term, is_computed, parse_expression, restated
 
 # Methods that change their receiver: containers' and, by convention, in-place tensor ops (`x.add_()`).
 MUTATORS = frozenset({
@@ -114,8 +114,11 @@ def forget(env: Env, terms: Condition, bound: Iterable[str], changed: Iterable[s
     place (`changed`): drop what no longer holds from `env` (in place) and return the terms still
     about current values."""
     bound, changed = set(bound), set(changed)
+    earlier = {}
     for key in bound:
-        env.pop(key, None)
+        binding = env.pop(key, None)
+        if binding is not None and binding.reassigned and key not in binding.reads:
+            earlier[key] = binding
     for key in changed:
         binding = env.get(key)
         if binding is not None and (is_computed(binding.value) or not isinstance(binding.value, (ast.Name, ast.Attribute))):
@@ -126,9 +129,54 @@ def forget(env: Env, terms: Condition, bound: Iterable[str], changed: Iterable[s
     stale = bound | changed
     if not stale or not terms:
         return terms
-    return tuple(t for t in terms if t.loop or t.names.isdisjoint(stale))
+    kept = []
+    for term in terms:
+        if term.loop or term.names.isdisjoint(stale) or (term.names.isdisjoint(bound) and _read_as_key(term, changed)):
+            kept.append(term)
+        elif earlier and not term.pseudo and term.names.isdisjoint(stale - earlier.keys()):
+            # `if spec is None: continue; spec = spec.inner`: the test read the earlier value
+            again_read = restated(term, {k: b for k, b in earlier.items() if k in term.names})
+            if again_read.names.isdisjoint(stale):
+                kept.append(again_read)
+    return tuple(kept)
 
 
+def _read_as_key(term: Term, changed: set[str]) -> bool:
+    """Whether the term reads each local of `changed` it names only as a lookup key (`d[k]`,
+    `d.get(k)`, also inside a tuple key): a key's hash and equality cannot change while it lives
+    (Python's rule for hashable objects), so a change in place leaves the lookup as it was."""
+    node = parse_expression(term.raw)
+    if node is None or not (term.names & changed) <= {key for key in changed if "." not in key}:
+        return False
+    keys: set[int] = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Subscript):
+            keys.update(map(id, _elements(inner.slice)))
+        elif isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr == "get" and inner.args:
+            keys.update(map(id, _elements(inner.args[0])))
+    uses = [n for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in changed]
+    return bool(uses) and all(id(n) in keys for n in uses)
+
+
+def _elements(key: ast.expr) -> list[ast.expr]:
+    return [key, *key.elts] if isinstance(key, ast.Tuple) else [key]
+
+
+def rereadable(value: ast.expr) -> bool:
+    """Whether evaluating `value` again gives what it gave, as long as nothing it reads changed:
+    names, attributes, items, constants and operators on them, builtin readers (`len(x)`) and
+    lookups (`d.get(k)`); any other call may give something else each time (`sock.recv()`)."""
+    for node in ast.walk(value):
+        if isinstance(node, ast.Call):
+            name = dotted(node.func)
+            if not (name in READERS or (isinstance(node.func, ast.Attribute) and node.func.attr == "get")):
+                return False
+        elif isinstance(node, (ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom, *_COMPREHENSIONS)):
+            return False
+    return True
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _SIMPLE = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return, ast.Raise, ast.Pass, ast.Import, ast.ImportFrom)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)

@@ -59,6 +59,10 @@ class CallGraph(Resolver):
         self.graph = nx.DiGraph()
         self._property_names = frozenset(q.rsplit(".", 1)[1] for q, (f, _) in self.functions.items() if is_property(f))
         self.unresolved: Counter[str] = Counter()
+        # Per last name (`zmq_ctx`, `Worker`): the calls that name it and go where the graph says
+        # (an edge, or out of the package), so that another function's calls of the same name do
+        # not keep one from being closed (`chains._closed`).
+        self.resolved_names: Counter[str] = Counter()
         for module in index.modules.values():
             for call in module.calls:
                 self._add_call(module, call)
@@ -87,6 +91,8 @@ class CallGraph(Resolver):
         else:
             resolved = [(self.resolve(module, call), ())]
         known = [targets for targets, _ in resolved if targets is not None]
+        if known and all(targets is not None for targets, _ in resolved) and call.kind == "call":
+            self.resolved_names[call.callee.rsplit(".", 1)[-1]] += 1
         if not any(known):
             if not known and call.kind != "reference":  # ([]: the call leaves the package)
                 self.unresolved[call.callee.split(".")[0]] += 1
@@ -106,7 +112,9 @@ class CallGraph(Resolver):
         for targets, when in resolved:
             for callee, how in targets or ():
                 receiver = receiver or self.receiver_kind(module, call.caller, call.callee, bool(call.aliases), callee, how)
-                site = CallSite(self.paths[module.module], call.line, when + call.condition, how, receiver, call)
+                # what the alias was bound under, then the call's own terms it does not repeat
+                site = CallSite(self.paths[module.module], call.line, when + tuple(t for t in call.condition if t not in when),
+                                how, receiver, call)
                 self.add_edge(caller, callee, site)
 
     def _past_binding(

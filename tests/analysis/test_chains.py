@@ -3,7 +3,8 @@
 from dataclasses import replace
 
 from conftest import graph_of
-from errscan.analysis.chains import MAX_CHAINS, reach, select
+from errscan.analysis.bindings import conditions_hold
+from errscan.analysis.chains import MAX_CHAINS, reach, select, unresolved_names
 from errscan.analysis.entries import Entry
 
 
@@ -13,8 +14,6 @@ def entry_points(*names):
 
 def shown(graph, target, entries, site_condition=None):
     """The chains of a site whose own condition is `site_condition` (None: always true)."""
-    from errscan.analysis.bindings import conditions_hold
-
     return select(reach(graph, target, entries), lambda values: conditions_hold(site_condition, values, "the raise"))
 
 
@@ -84,7 +83,7 @@ def test_a_parameter_assigned_again_is_not_bound_by_the_caller():
 def test_the_condition_under_which_an_alias_was_bound_does_not_rule_its_call_out():
     graph = graph_of("alias_condition")
     sites = graph.graph["calls.alias_condition.collect"]["calls.alias_condition.Stats.aggregate"]["sites"]
-    assert any("stats is None" in t.raw for s in sites for t in s.condition)  # the graph keeps it
+    assert not any("stats is None" in t.raw for s in sites for t in s.condition)  # about the value replaced
     entries = {"calls.alias_condition.collect": Entry("calls.alias_condition.collect", "main", ())}
     found = shown(graph, "calls.alias_condition.Stats.aggregate", entries)
     assert tails(found) == [["collect", "aggregate"]] and not found.infeasible
@@ -121,3 +120,54 @@ def test_a_recursion_through_attributes_keeps_few_dispatch_demands_per_function(
         per_function[node] = per_function.get(node, 0) + 1
     assert max(per_function.values()) <= MAX_BOUNDS + 1  # not one state per path up the recursion
     assert [entry.node for _, entry in tree.found][:1] == ["calls.dispatch_recursion.main"]
+
+
+def test_a_named_constant_passed_binds_the_parameter_read_under_the_same_name():
+    """tests/fixtures/calls/named_constant_argument.py: `zmq.ROUTER` and `zmq.DEALER` are among the
+    allowed types; `zmq.PUSH` is another name (maybe another value), and `PUB` is read as
+    `zmq.PUB` only through an import the callee does not share: both stay possible."""
+    graph = graph_of("named_constant_argument")
+    entries = {f"calls.named_constant_argument.{n}": Entry(f"calls.named_constant_argument.{n}", "main", ())
+               for n in ("listen", "dial", "publish", "fan_out")}
+    found = shown(graph, "calls.named_constant_argument.open_socket", entries,
+                  "socket_type not in (zmq.ROUTER, zmq.REQ, zmq.DEALER)")
+    assert sorted(tails(found)) == [["fan_out", "open_socket"], ["publish", "open_socket"]]
+    assert sorted(tails(replace(found, chains=found.infeasible))) == [["dial", "open_socket"], ["listen", "open_socket"]]
+    assert any("`socket_type` is `zmq.ROUTER` (passed at named_constant_argument.py:12)" in c.why for c in found.infeasible)
+
+
+def test_an_entry_reaching_the_function_only_through_infeasible_entries_of_another_kind_does_not_reach_it():
+    """`serve` (a route) reaches `open_socket` only through `listen`, whose chain is left to it: when
+    `listen`'s and `dial`'s chains cannot be taken, neither can `serve`'s."""
+    graph = graph_of("named_constant_argument")
+    entries = {f"calls.named_constant_argument.{n}": Entry(f"calls.named_constant_argument.{n}", "main", ())
+               for n in ("listen", "dial")}
+    entries["calls.named_constant_argument.serve"] = Entry("calls.named_constant_argument.serve", "route", ())
+    found = reach(graph, "calls.named_constant_argument.open_socket", entries)
+    assert found.deferred == {"calls.named_constant_argument.serve"}
+    chosen = select(found, lambda values: conditions_hold("socket_type not in (zmq.ROUTER, zmq.REQ, zmq.DEALER)", values, "the raise"))
+    assert chosen.entries == () and not chosen.chains and len(chosen.infeasible) == 2
+
+
+def test_calls_of_another_function_of_the_same_name_leave_every_caller_known():
+    """`Sockets().open_socket(...)` names `open_socket` too, but the graph resolves it elsewhere."""
+    graph = graph_of("named_constant_argument")
+    entries = {f"calls.named_constant_argument.{n}": Entry(f"calls.named_constant_argument.{n}", "main", ())
+               for n in ("listen", "dial", "publish", "fan_out")}
+    named = unresolved_names(graph)
+    assert named["open_socket"] == 0
+    assert reach(graph, "calls.named_constant_argument.open_socket", entries, named=named.__getitem__).closed
+
+
+def test_a_call_through_an_alias_bound_under_the_same_condition_states_it_once():
+    graph = graph_of("alias_same_condition")
+    (site,) = graph.graph["calls.alias_same_condition.Worker.add"]["calls.alias_same_condition.Topology.describe"]["sites"]
+    assert [t.raw for t in site.condition] == ["not ready"]
+
+
+def test_an_alias_bound_under_a_test_of_its_own_earlier_value_does_not_carry_that_test():
+    """`if stats is None: stats = extra` then `stats.aggregate(...)` when `stats is not None`:
+    `stats is None` was about the value the assignment replaced."""
+    graph = graph_of("alias_same_condition")
+    sites = graph.graph["calls.alias_same_condition.merged"]["calls.alias_same_condition.Stats.aggregate"]["sites"]
+    assert [[t.raw for t in site.condition] for site in sites] == [["extra is not None", "stats is not None"]]

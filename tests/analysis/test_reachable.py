@@ -60,3 +60,12 @@ def test_an_attribute_set_at_once_after_every_construction_is_never_none_later(a
     assert settled.explanation.kind == "unreachable" and "cannot fire at this commit" in settled.explanation.summary
     (loose,) = [e for e in analysis_catalog.errors if e.message == "loose engine must be set first"]
     assert loose.trigger.reachable is not False and loose.explanation.kind != "unreachable"
+
+
+def test_a_contradiction_the_chain_makes_itself_says_nothing_of_how_the_class_is_built(analysis_catalog):
+    """tests/fixtures/analysis_pkg/vllm/kv/connectors/asserted_again.py: the constructor's assert
+    rules the helper's out; the reason rests on it, not on the registry being the only builder."""
+    (error,) = [e for e in analysis_catalog.errors if e.message == "transfer must be set for the defaults"]
+    assert error.trigger.reachable is False
+    assert "the call of `_defaults` at asserted_again.py:13, made only if `vllm_config.transfer is not None`" in error.trigger.unreachable
+    assert "built only by" not in error.trigger.unreachable
