@@ -43,6 +43,7 @@ class Along:
         self.graph, self.helpers, self.plugins, self.setting, self.lookups = graph, helpers, plugins, setting, lookups
         self._steps: dict[tuple, Carried] = {}  # chains of one function share their steps
         self._canonical: dict[tuple[str, str], str | None] = {}  # and sites of one function their conditions
+        self._own: dict[tuple[str, str], str | None] = {}  # a call's condition, helpers applied, per caller
 
     def contradicted(self, chain: FoundChain, site_code: str | None, target: str) -> str | None:
         """Why the checks carried along `chain` contradict the site's condition (`site_code`, in
@@ -106,11 +107,10 @@ class Along:
         lookup = self._lookup_fact(site, caller, callee)
         if lookup:
             checks.append((lookup, where))
-        applied = self.helpers.applied(code, *self._home(caller), self.canonical) if code else None
-        qualified = self.canonical(applied, caller) if applied else None
+        qualified = self._applied(code, caller) if code else None
         if qualified:
             checks.append((_settled(qualified, tuple(c for c, _ in checks)), where))
-        mapping = self._passed(site, caller, callee)
+        mapping = tuple(self._passed(site, caller, callee).items())
         params = self._params(callee)
         moved = []
         for check, made in checks:
@@ -118,6 +118,15 @@ class Along:
                 if _names(part) <= params | self.graph.index.top_packages | _BUILTINS:
                     moved.append((part, made))
         return tuple(dict.fromkeys(moved))
+
+    def _applied(self, code: str, caller: str) -> str | None:
+        """`code` (of `caller`) with its helpers' results in (`HelperSettings.applied`), qualified:
+        kept, as every chain through the caller asks again."""
+        key = (code, caller)
+        if key not in self._own:
+            applied = self.helpers.applied(code, *self._home(caller), self.canonical)
+            self._own[key] = self.canonical(applied, caller) if applied else None
+        return self._own[key]
 
     def canonical(self, code: str, function: str) -> str | None:
         """`code` (of `function`) with each name of the package written qualified."""
@@ -216,11 +225,13 @@ def _aligned(raw: ast.AST, deep: ast.AST, name: str) -> str | None:
     return None
 
 
-def _renamed(code: str, mapping: dict[str, str]) -> str:
-    """`code` with each part written as a key of `mapping` replaced by the name it maps to."""
+@lru_cache(maxsize=1 << 14)
+def _renamed(code: str, pairs: tuple[tuple[str, str], ...]) -> str:
+    """`code` with each part written as a key of `pairs` replaced by the name it maps to."""
     tree = _fresh(code)
-    if tree is None or not mapping:
+    if tree is None or not pairs:
         return code
+    mapping = dict(pairs)
 
     class _Rename(ast.NodeTransformer):
         def visit(self, node: ast.AST) -> ast.AST:
@@ -233,13 +244,15 @@ def _renamed(code: str, mapping: dict[str, str]) -> str:
     return fast_unparse(_Rename().visit(tree))
 
 
-def _conjuncts(code: str) -> list[str]:
+@lru_cache(maxsize=1 << 14)
+def _conjuncts(code: str) -> tuple[str, ...]:
     tree = parse_expression(code)
     if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And):
-        return [part for value in tree.values for part in _conjuncts(fast_unparse(value))]
-    return [code]
+        return tuple(part for value in tree.values for part in _conjuncts(fast_unparse(value)))
+    return (code,)
 
 
+@lru_cache(maxsize=1 << 14)
 def _names(code: str) -> frozenset[str]:
     """The free names `code` reads (those a comprehension or lambda binds left out)."""
     tree = parse_expression(code)
@@ -250,6 +263,7 @@ def _names(code: str) -> frozenset[str]:
     return frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id not in bound)
 
 
+@lru_cache(maxsize=1 << 12)
 def _settled(code: str, known: tuple[str, ...]) -> str:
     """`code` with each `a if test else b` whose test the `known` checks decide replaced by its
     branch: a helper's result on this chain, one expression of what it was given."""

@@ -17,9 +17,11 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from errscan.analysis.solver import satisfiable
 from errscan.extract.astutil import argument_text
+from errscan.extract.unparse import fast_unparse
 from errscan.graph.calls import CallGraph, CallSite
 
 
@@ -32,6 +34,7 @@ class Bound:
 
 Values = tuple[tuple[str, Bound], ...]  # parameter -> value, sorted: hashable, one per chain step
 
+_WORD = re.compile(r"\w+")
 _CONSTANT = re.compile(r"^(-?\d+|True|False|None|'.*'|\".*\")$", re.DOTALL)
 _NAMED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\.[A-Z][A-Z0-9_]*$")  # `zmq.ROUTER`, `Role.WORKER`
 
@@ -148,15 +151,18 @@ def _implicit(decorators: tuple[str, ...], klass: str | None, site: CallSite) ->
     return 1
 
 
+@lru_cache(maxsize=1 << 16)
 def conditions_hold(code: str | None, values: Values, where: str) -> tuple[bool | None, str]:
     """Whether `code` (the condition of `where`, in the function whose parameters `values` binds)
-    can hold on this chain: True, False or None (unknown); and, when False, why."""
+    can hold on this chain: True, False or None (unknown); and, when False, why. Kept: the forward
+    searches of one function ask again for each entry point."""
     if not code:
         return True, ""
     plain = satisfiable(code)
     if plain is False:
         return False, f"{where} is never reached: `{_short(code)}` contradicts itself"
-    bound = {name: value for name, value in values if re.search(rf"\b{re.escape(name)}\b", code)}
+    words = _words(code)
+    bound = {name: value for name, value in values if name in words}
     if not bound:
         return plain, ""
     result = _holds(code, bound)
@@ -165,6 +171,12 @@ def conditions_hold(code: str | None, values: Values, where: str) -> tuple[bool 
     alone = [name for name in bound if _holds(code, {name: bound[name]}) is False]
     said = "; ".join(_said(name, bound[name]) for name in alone or bound)
     return False, f"{where} is never reached on this way: `{_short(code)}` cannot hold, as {said}"
+
+
+@lru_cache(maxsize=1 << 14)
+def _words(code: str) -> frozenset[str]:
+    """The words of `code`: a parameter's name is read in it when it is one of them."""
+    return frozenset(_WORD.findall(code))
 
 
 def _said(name: str, bound: Bound) -> str:
@@ -182,20 +194,27 @@ def _holds(code: str, bound: dict[str, Bound]) -> bool | None:
 
 def substitute(code: str, values: dict[str, str]) -> str | None:
     """`code` with each free name of `values` replaced by its value; None if it does not parse."""
+    return _substituted(code, tuple(values.items()))
+
+
+@lru_cache(maxsize=1 << 16)
+def _substituted(code: str, values: tuple[tuple[str, str], ...]) -> str | None:
+    """`substitute`, kept: chains of one function ask for the same conditions with the same values."""
     try:
         tree = ast.parse(code, mode="eval")
     except SyntaxError:
         return None
+    given = dict(values)
     local = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     local |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.Lambda) for a in n.args.args}
 
     class _Replace(ast.NodeTransformer):
         def visit_Name(self, node: ast.Name) -> ast.expr:
-            if node.id in values and node.id not in local and isinstance(node.ctx, ast.Load):
-                return ast.parse(values[node.id], mode="eval").body
+            if node.id in given and node.id not in local and isinstance(node.ctx, ast.Load):
+                return ast.parse(given[node.id], mode="eval").body
             return node
 
-    return ast.unparse(_Replace().visit(tree))
+    return fast_unparse(_Replace().visit(tree))
 
 
 def _short(code: str, limit: int = 120) -> str:

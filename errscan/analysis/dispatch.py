@@ -29,6 +29,8 @@ class Dispatch:
     def __init__(self, graph: CallGraph):
         self.graph = graph
         self._steps: dict[tuple[str, str], tuple[tuple[str, ...], str | None] | None] = {}
+        self._allowed: dict[tuple[str, int, str, Bound], bool] = {}  # chains of many sites retake the same calls
+        self._reached: dict[tuple[str, tuple[str, ...]], set[str] | None] = {}
         # (class, attribute) -> the classes its methods construct for it; None: some other value too
         self._held: dict[tuple[str, str], set[str] | None] = defaultdict(set)
         for module in graph.index.modules.values():
@@ -81,7 +83,15 @@ class Dispatch:
         calls of one pair (`self.sender.start()`, `receiver.start()`), only those whose object may
         be of a class that resolves the demanded methods. The caller's `self` may be of its class
         or of any subclass."""
-        how = self._site(caller, callee, site) if bound else None
+        if not bound:
+            return True
+        key = (caller, id(site), callee, bound)  # the sites live as long as the graph
+        if key not in self._allowed:
+            self._allowed[key] = self._allows_site(caller, site, callee, bound)
+        return self._allowed[key]
+
+    def _allows_site(self, caller: str, site: CallSite, callee: str, bound: Bound) -> bool:
+        how = self._site(caller, callee, site)
         if how is None:
             return True
         klass = self.graph.functions[caller][0].class_qualname
@@ -105,6 +115,12 @@ class Dispatch:
 
     def _classes(self, klass: str, attributes: tuple[str, ...]) -> set[str] | None:
         """The classes `attributes` read from an object of exactly `klass` may hold; None: unknown."""
+        key = (klass, attributes)
+        if key not in self._reached:
+            self._reached[key] = self._held_by(klass, attributes)
+        return self._reached[key]
+
+    def _held_by(self, klass: str, attributes: tuple[str, ...]) -> set[str] | None:
         classes = {klass}
         for attribute in attributes:
             reached: set[str] = set()

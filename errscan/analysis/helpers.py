@@ -43,6 +43,7 @@ class HelperSettings:
         self._bodies: dict[str, dict[str, tuple[list[ReturnFact], dict[int, list[CallFact]]]]] = {}
         self._known: dict[tuple[str, int], tuple[Knob, ...]] = {}
         self._called: dict[tuple[str, str, str, int], list[Knob]] = {}  # many conditions repeat
+        self._built: dict[tuple[str, str, str, str], dict[str, str]] = {}  # and many sites' classes
 
     def called_in(self, expression: str, module: ModuleFacts, scope: str, depth: int = 0) -> list[Knob]:
         """Settings read by the functions of the tree that `expression` (code of `scope`) calls."""
@@ -201,8 +202,11 @@ class HelperSettings:
 
     def built_reads(self, attribute: str, made: str, module: ModuleFacts, scope: str) -> dict[str, str]:
         """`self.cfg.x` read in `module`, cfg built by `made`: `cfg.x` -> what the built cfg holds in x."""
-        reads = {c.callee for c in module.calls if c.kind == "read" and c.callee.count(".") == 2 and c.callee.startswith(f"self.{attribute}.")}
-        return {read[5:]: built for read in reads if (built := self.built_field(made, read.rsplit(".", 1)[1], module, scope))}
+        key = (attribute, made, module.module, scope)
+        if key not in self._built:
+            reads = {c.callee for c in module.calls if c.kind == "read" and c.callee.count(".") == 2 and c.callee.startswith(f"self.{attribute}.")}
+            self._built[key] = {read[5:]: built for read in reads if (built := self.built_field(made, read.rsplit(".", 1)[1], module, scope))}
+        return self._built[key]
 
     def _functions(self, module: ModuleFacts, scope: str, callee: str) -> list[str]:
         targets = self.graph.resolve_callee(module, scope, callee, None) or []

@@ -95,6 +95,7 @@ class Search:
         self.lookups = lookups
         self.looked_up = frozenset(callee for _, callee in lookups)
         self._sites: dict[tuple[str, str], list[tuple[CallSite, str | None]]] = {}
+        self._carried: dict[tuple[Values, int, str, str], Values] = {}  # the forward searches retake the same steps
         self.dispatch = dispatch
         self.budget = MAX_TARGET_STEPS
 
@@ -151,7 +152,7 @@ class Search:
                 return [chain], [], False
             verdict = self._holds(own_condition(last[1]), values, last[1], last[0], ends)[0]
             if verdict[0] is not False:
-                passed = carried(self.graph, values, last[1], chain.nodes[-1], last[0])
+                passed = self.carried(values, last[1], chain.nodes[-1], last[0])
                 return [FoundChain(entry, (*chain.nodes, last[0]), (*sites, last[1]), passed, True if verdict[0] and holds else None)], [], False
         order = itertools.count()
         heap = [(tree.dist[origin], 0, next(order), origin, (origin[0],), (), (), True, on)]
@@ -172,7 +173,7 @@ class Search:
                 chain = FoundChain(entry, nodes, sites, values, holds)
                 if last is not None:
                     verdict = self._holds(own_condition(last[1]), values, last[1], last[0], on)[0]
-                    chain = FoundChain(entry, (*nodes, last[0]), (*sites, last[1]), carried(self.graph, values, last[1], nodes[-1], last[0]), holds)
+                    chain = FoundChain(entry, (*nodes, last[0]), (*sites, last[1]), self.carried(values, last[1], nodes[-1], last[0]), holds)
                     if verdict[0] is False:
                         refused.setdefault(way_in(chain), replace(chain, satisfiable=False, why=verdict[1]))
                         continue
@@ -197,7 +198,7 @@ class Search:
                         chain = self._completed(tree, entry, nodes, sites, site, following, why, last)
                         refused.setdefault(way_in(chain), chain)
                         continue
-                    passed = carried(self.graph, values, site, caller, callee)
+                    passed = self.carried(values, site, caller, callee)
                     both = True if step_holds and holds else None
                     heapq.heappush(heap, (length + 1 + tree.dist[following], length + 1, next(order), following,
                                           (*nodes, callee), (*sites, site), passed, both, ends))
@@ -224,12 +225,20 @@ class Search:
                 (holds, _), ends = self._holds(code, values, site, callee, on)
                 if holds is False:
                     continue
-                rest = self.direct(tree, following, carried(self.graph, values, site, state[0], callee), kind, ends)
+                rest = self.direct(tree, following, self.carried(values, site, state[0], callee), kind, ends)
                 if rest is not None:
                     result = ((callee, *rest[0]), (site, *rest[1]), rest[2], True if holds and rest[3] else None, rest[4])
                 break
         tree.direct[key] = result
         return result
+
+    def carried(self, values: Values, site: CallSite, caller: str, callee: str) -> Values:
+        """`bindings.carried`, kept per step (the sites live as long as the graph)."""
+        key = (values, id(site), caller, callee)
+        found = self._carried.get(key)
+        if found is None:
+            found = self._carried[key] = carried(self.graph, values, site, caller, callee)
+        return found
 
     def _holds(self, code: str | None, values: Values, site: CallSite, callee: str, on: On) -> tuple[Verdict, On]:
         """Whether the call of `callee` at `site` (under `code`) can be taken, with `values` bound

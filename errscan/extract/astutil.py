@@ -45,10 +45,10 @@ def child_blocks(stmt) -> list:
     return blocks
 
 
-def always_exits(body: list[ast.stmt], holding: frozenset[str] = frozenset(), exits: tuple[type, ...] = (ast.Return, ast.Raise, ast.Continue, ast.Break)) -> bool:
+def always_exits(body: list[ast.stmt], holding: tuple[ast.expr, ...] = (), exits: tuple[type, ...] = (ast.Return, ast.Raise, ast.Continue, ast.Break)) -> bool:
     """A block that never runs on to the next statement: it returns, raises, continues or breaks.
     A `with` block exits when its body does (unless it suppresses exceptions); an `if` on a test
-    `holding` (the dumps of the enclosing `if`s' tests) takes its body: double-checked locking,
+    `holding` (the enclosing `if`s' tests, compared only when an `if` ends a block) takes its body: double-checked locking,
     `if k not in d: with lock: if k not in d: ...; continue`, read as one value per test. `exits`
     are the statements that count as leaving."""
     if not body:
@@ -57,9 +57,10 @@ def always_exits(body: list[ast.stmt], holding: frozenset[str] = frozenset(), ex
     if isinstance(last, exits):
         return True
     if isinstance(last, ast.If):
-        if ast.dump(last.test) in holding:
+        test = ast.dump(last.test)
+        if any(ast.dump(held) == test for held in holding):
             return always_exits(last.body, holding, exits)
-        inner = holding | {ast.dump(last.test)}
+        inner = (*holding, last.test)
         return always_exits(last.body, inner, exits) and bool(last.orelse) and always_exits(last.orelse, holding, exits)
     if isinstance(last, (ast.With, ast.AsyncWith)):
         suppressing = any(dotted(strip_call(item.context_expr)) in _SUPPRESSING for item in last.items)

@@ -144,7 +144,7 @@ class FactCollector(DefinitionWalk, CallWalk):
                 for key, _ in new:
                     self.frame.built.pop(key, None)
             if isinstance(stmt, ast.If):
-                body_exits, else_exits = always_exits(stmt.body, frozenset({ast.dump(stmt.test)})), bool(stmt.orelse) and always_exits(stmt.orelse)
+                body_exits, else_exits = always_exits(stmt.body, (stmt.test,)), bool(stmt.orelse) and always_exits(stmt.orelse)
                 if body_exits and not else_exits:
                     raised = isinstance(stmt.body[-1], ast.Raise)
                     terms = terms + tuple(replace(make_term(c, env), other_error=raised) for c in conjuncts(negate(stmt.test)))

@@ -23,6 +23,7 @@ class PackageIndex:
         }
         self.top_packages = frozenset(m.module.split(".")[0] for m in modules)
         self._bases: dict[str, tuple[str, ...]] = {}
+        self._stars: dict[str, tuple[tuple[str, ModuleFacts], ...]] = {}  # module -> what its `import *`s read
 
     def canonical(self, qualname: str) -> str:
         """Follow re-exports: `pkg.Name` imported into `pkg/__init__.py` from `pkg.errors`."""
@@ -55,9 +56,13 @@ class PackageIndex:
         """`name` as a `from .mod import *` of the module brings it (a public name `mod` binds)."""
         if name.startswith("_"):
             return None
-        for local, module in facts.imports.get("", {}).items():
-            source = self.modules.get(module) if local.startswith("*") else None
-            if source is not None and name in source.local_defs:
+        stars = self._stars.get(facts.module)
+        if stars is None:  # asked for most names of the package: the imports are read once
+            stars = self._stars[facts.module] = tuple(
+                (module, source) for local, module in facts.imports.get("", {}).items()
+                if local.startswith("*") and (source := self.modules.get(module)) is not None)
+        for module, source in stars:
+            if name in source.local_defs:
                 return f"{module}.{name}"
         return None
 

@@ -23,6 +23,7 @@ class Resolver(ClassHierarchy):
     def __init__(self, index: PackageIndex):
         super().__init__(index)
         self._visible: dict[tuple[str, str], dict[str, str]] = {}
+        self._qualified: dict[tuple[str, str, str], str | None] = {}  # see `qualify`
         self._results: dict[tuple[str, str, str], tuple[str, tuple[str, ...]]] = {}  # see `_result_of`
         self._returned: dict[str, list[tuple[str, ModuleFacts]]] = defaultdict(list)  # function -> returned names
         for module in index.modules.values():
@@ -113,6 +114,12 @@ class Resolver(ClassHierarchy):
         return self._visible[key]
 
     def qualify(self, module: ModuleFacts, scope: str, dotted: str) -> str | None:
+        key = (module.module, scope, dotted)
+        if key not in self._qualified:  # the graph and the analysis ask for the same names again and again
+            self._qualified[key] = self._qualify(module, scope, dotted)
+        return self._qualified[key]
+
+    def _qualify(self, module: ModuleFacts, scope: str, dotted: str) -> str | None:
         found = qualify(dotted, self.visible(module, scope), module.module, module.local_defs)
         if found is None:  # a name only a `from .mod import *` binds
             head, dot, rest = dotted.partition(".")
