@@ -338,11 +338,15 @@ class Explainer:
                     f"override; this base version is raised for one that does not. If it happens with {subject}, "
                     f"it is most likely a bug there.")
         now = "" if timing == " in a background thread" else timing  # a thread's own timing is on the When line
-        check = f"{subject} logs this{now}" if error.kind == "log" else f"An internal consistency check of {subject} fails{now}"
-        return (
-            f"{check}: {project}'s own state is not what this code expects, "
-            f"and no setting of yours decides it, so it is most likely a bug.{case}"
-        )
+        # Finding no setting is a fact about what the analysis traced, not about vLLM: a log or a raise
+        # may still come from the environment or a peer, so only a failed assert is called a likely bug.
+        untraced = "errscan traced no setting of yours that decides it"
+        if error.kind == "assert":
+            return (f"An internal consistency check of {subject} fails{now}: {project}'s own state is not what this "
+                    f"code expects; {untraced}, so unless the message points to your setup or environment, it is "
+                    f"most likely a bug.{case}")
+        return (f"{subject} {verb(error, subject)} this{now} when the check below holds; {untraced}, so the message and "
+                f"that check are the guide to what went wrong.{case}")
 
     def _runtime(self, way: Way, class_settings: dict[str, list[str]]) -> str:
         """What else the way tests at run time (data, a peer's answer), in words from its names: the

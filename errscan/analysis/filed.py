@@ -5,11 +5,13 @@ the maker read from a file the user supplies (`C(size=parse(config.get("size")))
 from __future__ import annotations
 
 import ast
+import json
 import re
 
 from errscan.analysis.chains import Reach
 from errscan.analysis.commands import Setting
 from errscan.analysis.fileio import FILE_CALLS
+from errscan.analysis.solver import Value, rules_out
 from errscan.analysis.wording import PATH, Raw, user_words
 from errscan.extract.conditions import parse_expression
 from errscan.extract.facts import CallFact, ModuleFacts
@@ -25,7 +27,7 @@ def file_keys(error: ErrorSite, own_code: str, found: Reach, module: ModuleFacts
     value read from a file under a key: field -> key. Empty when the maker opens no file itself."""
     if module is None or error.function.rsplit(".", 1)[-1] not in _MAKERS:
         return {}
-    fields = set(re.findall(r"\bself\.(\w+)", own_code))
+    fields = dict.fromkeys(re.findall(r"\bself\.(\w+)", own_code))  # in the order read: a set's order varies by run
     keys: dict[str, str] = {}
     for chain in found.chains:
         site = chain.sites[-1].call if chain.sites else None
@@ -45,6 +47,7 @@ def _key(field: str, site: CallFact, calls: tuple[CallFact, ...] | list[CallFact
     for arg in given:
         inner = [arg] + [c for c in calls if c.caller == site.caller and (c.passed_to or "").startswith(f"{arg.callee}:")
                          and arg.line <= c.line <= arg.line + NEAR]
+        inner.sort(key=lambda c: c.line)  # the nearest `.get` is the argument's own, not the next argument's
         key = next((c.literal_args[0] for c in inner if c.callee.endswith(".get") and c.literal_args and c.literal_args[0]), None)
         if key:
             return key
@@ -68,6 +71,31 @@ def read_from_file(keys: dict[str, str], own_code: str, path_settings: tuple[Set
     if words is None:
         return None
     told = " and ".join(f"`{k}`" for k in dict.fromkeys(keys.values()))
-    return ("configuration",
-            f"{subject} {does} this{timing} when {words}: a value of your configuration file, not a bug.",
-            Fix(next(iter(keys.values())), None, f"Correct {told} in {where}: the condition below says which values fail."))
+    summary = f"{subject} {does} this{timing} when {words}: a value of your configuration file, not a bug."
+    found = _avoiding(keys, own_code)
+    if found is None:
+        return "configuration", summary, Fix(next(iter(keys.values())), None,
+                                             f"Correct {told} in {where}: the condition below says which values fail.")
+    key, value = found
+    return "configuration", summary, Fix(key, value, f"Set `{key}` to `{value}` in {where} (or correct {told} so that the "
+                                                     f"condition below is false).")
+
+
+def _avoiding(keys: dict[str, str], own_code: str) -> tuple[str, str] | None:
+    """(key, value as written in JSON) that alone makes the check impossible, as the solver proves; the
+    field tested last first: earlier tests choose the case (`mode == "embedded"`), the last is the rule
+    broken in it (`global_segment_size == 0`), and changing it keeps the case the user chose."""
+    for field, key in reversed(keys.items()):
+        compared = re.findall(rf"\bself\.{field}\s*(?:[=!<>]=?|not in|in)\s*(\(?[^)]*\)?)", own_code)
+        constants = [c for text in compared for c in _constants(text)]
+        for value in dict.fromkeys([*constants, 1, 0]):
+            if rules_out(own_code, {f"self.{field}": value}):
+                return key, json.dumps(value)
+    return None
+
+
+def _constants(text: str) -> list[Value]:
+    """The constants of a compared operand (`0`, `('a', 'b')`)."""
+    tree = parse_expression(text)
+    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, (int, str))
+            and not isinstance(n.value, bool)] if tree is not None else []

@@ -188,6 +188,15 @@ def dotted(node: ast.expr | None) -> str | None:
     return None
 
 
+def bound_name(target: ast.expr) -> str | None:
+    """The dotted name an assignment target binds (`x`, `self.x`, `a.b`); None for an item or a
+    slice, which changes an object in place: `mask[:n] = False` leaves `mask` the tensor it was."""
+    node = target
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return dotted(target) if isinstance(node, ast.Name) else None
+
+
 def strip_optional(node: ast.expr | None) -> ast.expr | None:
     """`X | None` and `Optional[X]` -> X: the type an attribute or parameter holds when set."""
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):

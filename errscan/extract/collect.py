@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from errscan.extract.astutil import always_exits, bindings, bound_names, dotted, jumps_out, leaves_function, rethrows
+from errscan.extract.astutil import always_exits, bindings, bound_name, bound_names, dotted, jumps_out, leaves_function, rethrows
 from errscan.extract.callsites import CallWalk
 from errscan.extract.conditions import (
     Binding, Condition, Env, case_term, conjuncts, loop_term, make_term, negate, render,
@@ -159,7 +159,7 @@ class FactCollector(DefinitionWalk, CallWalk):
                 terms = terms + self.asserted_each_time(stmt, env)
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                bound = dotted(targets[0]) if len(targets) == 1 else None
+                bound = bound_name(targets[0]) if len(targets) == 1 else None
                 # A local, or a `self.x` set once in this function, until a change.
                 if bound in self.frame.once:
                     env[bound] = Binding(stmt.value, self.loop_depth > 0)

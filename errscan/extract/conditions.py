@@ -152,6 +152,14 @@ def is_computed(value: ast.expr) -> bool:
     return isinstance(value, _COMPUTED)
 
 
+# Calls that only read their arguments.
+READERS = frozenset({
+    "abs", "all", "any", "bool", "callable", "dict", "enumerate", "float", "format", "frozenset", "getattr",
+    "hasattr", "hash", "id", "int", "isinstance", "issubclass", "iter", "len", "list", "max", "min", "print",
+    "range", "repr", "reversed", "round", "set", "sorted", "str", "sum", "tuple", "type", "zip",
+})
+
+
 class _SubstitutingUnparser(Unparser):
     """Prints an expression with locals replaced by their single dominating assignment.
 
@@ -159,11 +167,14 @@ class _SubstitutingUnparser(Unparser):
     enough to run on every condition of a whole package.
     """
 
-    def __init__(self, env: Env | None = None, only_computed: bool = True, depth: int = 0, **unparser_options):
+    def __init__(self, env: Env | None = None, only_computed: bool = True, depth: int = 0, root: ast.expr | None = None,
+                 **unparser_options):
         super().__init__(**unparser_options)
         self._env = env or {}
         self._only_computed = only_computed
         self._depth = depth
+        self._root = root
+        self._root_callees: frozenset[str] | None = None
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if isinstance(node.value, ast.Name) and f"{node.value.id}.{node.attr}" in self._env:
@@ -184,11 +195,26 @@ class _SubstitutingUnparser(Unparser):
             or isinstance(value, _CONTAINERS)  # a list built up later: its first value says nothing
             or binding.reassigned
             or (self._only_computed and not is_computed(value) and not binding.per_iteration)
+            or (self._only_computed and self._calls_again(value))
         ):
             self.write(key)
             return
-        text = _SubstitutingUnparser(self._env, self._only_computed, self._depth + 1).visit(value)
+        text = _SubstitutingUnparser(self._env, self._only_computed, self._depth + 1, self._root).visit(value)
         self.write(text if isinstance(value, _ATOMIC) else f"({text})")
+
+    def _calls_again(self, value: ast.expr) -> bool:
+        """Whether the value calls what the printed expression calls itself: `deadline =
+        time.monotonic() + t` then `time.monotonic() > deadline` printed with the value in place
+        would read as one clock compared with itself. The shown form keeps the name; the deep form,
+        which finds settings, still reads through it."""
+        callees = [fast_unparse(node.func) for node in ast.walk(value) if isinstance(node, ast.Call)
+                   and not (isinstance(node.func, ast.Name) and node.func.id in READERS)
+                   and not (isinstance(node.func, ast.Attribute) and node.func.attr == "get")]
+        if not callees or self._root is None:
+            return False
+        if self._root_callees is None:
+            self._root_callees = frozenset(fast_unparse(node.func) for node in ast.walk(self._root) if isinstance(node, ast.Call))
+        return not self._root_callees.isdisjoint(callees)
 
 
 def unparse(node: ast.AST) -> str:
@@ -201,7 +227,7 @@ def unparse(node: ast.AST) -> str:
 
 def _substituted(node: ast.expr, env: Env, only_computed: bool) -> str:
     try:
-        return _SubstitutingUnparser(env, only_computed).visit(node)
+        return _SubstitutingUnparser(env, only_computed, root=node).visit(node)
     except ValueError:
         return unparse(node)
 

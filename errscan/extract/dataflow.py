@@ -18,18 +18,12 @@ import ast
 from typing import Callable, Iterable
 
 from errscan.extract.astutil import always_exits, bound_names, child_blocks, dotted
-from errscan.extract.conditions import Condition, Env, Term, is_computed, parse_expression, restated
+from errscan.extract.conditions import READERS, Condition, Env, Term, is_computed, parse_expression, restated
 
 # Methods that change their receiver: containers' and, by convention, in-place tensor ops (`x.add_()`).
 MUTATORS = frozenset({
     "add", "append", "appendleft", "clear", "discard", "extend", "extendleft", "insert", "pop", "popitem",
     "remove", "reverse", "setdefault", "sort", "update",
-})
-# Calls that only read their arguments.
-READERS = frozenset({
-    "abs", "all", "any", "bool", "callable", "dict", "enumerate", "float", "format", "frozenset", "getattr",
-    "hasattr", "hash", "id", "int", "isinstance", "issubclass", "iter", "len", "list", "max", "min", "print",
-    "range", "repr", "reversed", "round", "set", "sorted", "str", "sum", "tuple", "type", "zip",
 })
 
 

@@ -120,6 +120,14 @@ def test_internal_errors_say_it_is_likely_a_bug_and_what_to_report(explained):
     assert "most likely a bug" in internal.summary and "vllm collect-env" in internal.fixes[0].text
 
 
+def test_a_raise_with_no_traced_setting_is_not_called_a_bug(explained):
+    # a peer's rank, a reply, a missing package: finding no setting does not make it vLLM's fault
+    unknown = explained["Unknown rank {rank}"]
+    assert unknown.kind == "internal" and "most likely a bug" not in unknown.summary
+    assert "errscan traced no setting of yours" in unknown.summary
+    assert unknown.fixes[0].text.startswith("If the message points to nothing in your setup or environment, report it")
+
+
 def test_a_background_thread_is_when_it_runs(explained):
     saver = explained["save loop needs a ready engine"]
     assert saver.when.startswith("in the background thread `GroupsConnector._save_loop`, started at engine start-up")
@@ -398,7 +406,11 @@ def test_a_field_read_from_the_users_file_is_a_setting_not_a_bug(explained):
     filed = explained["buffer_size must be > 0"]
     assert filed.kind == "configuration" and "bug" not in filed.summary.replace("not a bug", "")
     assert "when `buffer_size` in the file `FILED_CONFIG_PATH` names is at most `0`" in filed.summary
-    assert filed.fixes[0].text.startswith("Correct `buffer_size` in the file `FILED_CONFIG_PATH` names")
+    assert (filed.fixes[0].setting, filed.fixes[0].value) == ("buffer_size", "1")  # the solver rules `<= 0` out
+    assert filed.fixes[0].text.startswith("Set `buffer_size` to `1` in the file `FILED_CONFIG_PATH` names")
+    # the rule broken in the chosen case is changed, not the case: `segment`, not `mode`
+    case = explained["local mode requires segment > 0"].fixes[0]
+    assert (case.setting, case.value) == ("segment", "1")
 
 
 def test_a_timer_the_message_shows_or_spells_out_is_the_one_that_ran_out(explained):
