@@ -81,8 +81,6 @@ def report(error: ErrorSite, profile: Profile) -> str:
     if refused:
         return ("Change the part of your setup that the message says is not supported (the model or the setting it "
                 f"names). If it should work, {text[0].lower()}{text[1:]}")
-    if error.kind != "assert":  # no setting was traced, which does not make it vLLM's fault
-        return f"If the message points to nothing in your setup or environment, {text[0].lower()}{text[1:]}"
     return text
 
 

@@ -228,6 +228,9 @@ class Explainer:
         """An internal error's fix: what to report; first the settings its message names, if any."""
         text = report(error, self.profile)
         named = flags_in_words(error.message, self.catalog)
+        if not named and error.kind != "assert" and not unsupported_clause(error.message):
+            # no setting was traced, which does not make a raise or a log vLLM's fault
+            return Fix("", None, f"If the message points to nothing in your setup or environment, {text[0].lower()}{text[1:]}")
         if not named:
             return Fix("", None, text)
         check = " and ".join(f"`{flag}`" for flag in named)
@@ -345,8 +348,9 @@ class Explainer:
             return (f"An internal consistency check of {subject} fails{now}: {project}'s own state is not what this "
                     f"code expects; {untraced}, so unless the message points to your setup or environment, it is "
                     f"most likely a bug.{case}")
-        return (f"{subject} {verb(error, subject)} this{now} when the check below holds; {untraced}, so the message and "
-                f"that check are the guide to what went wrong.{case}")
+        guide = (f" when the check below holds; {untraced}, so the message and that check are the guide to what went wrong"
+                 if own else f"; {untraced}, so the message is the guide to what went wrong")
+        return f"{subject} {verb(error, subject)} this{now}{guide}.{case}"
 
     def _runtime(self, way: Way, class_settings: dict[str, list[str]]) -> str:
         """What else the way tests at run time (data, a peer's answer), in words from its names: the
