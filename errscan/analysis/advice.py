@@ -12,7 +12,7 @@ import re
 from errscan.analysis.chains import Reach
 from errscan.analysis.search import FoundChain
 from errscan.analysis.commands import Setting
-from errscan.extract.conditions import Condition, parse_expression
+from errscan.extract.conditions import Condition, guarded_statements, parse_expression
 from errscan.extract.facts import ModuleFacts
 from errscan.model import ErrorSite, Explanation, Fix
 from errscan.profiles import Profile
@@ -93,10 +93,8 @@ def unsupported_clause(message: str) -> str:
 def _one_source(code: str) -> str:
     """The statement a `raises(E, ...)` term names when it names one; "" when it names several
     (their words do not tell which of them failed) or the term is another pseudo-call."""
-    tree = parse_expression(code)
-    if not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id == "raises"):
-        return ""
-    return ast.unparse(tree.args[1]) if len(tree.args) == 2 else ""
+    statements = guarded_statements(code)
+    return ast.unparse(statements[0]) if len(statements) == 1 else ""
 
 
 def outside(error: ErrorSite, own: Condition, profile: Profile, module: ModuleFacts | None = None,

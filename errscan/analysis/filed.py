@@ -15,6 +15,7 @@ from errscan.analysis.solver import Value, rules_out
 from errscan.analysis.wording import PATH, Raw, user_words
 from errscan.extract.conditions import parse_expression
 from errscan.extract.facts import CallFact, ModuleFacts
+from errscan.extract.unparse import fast_unparse
 from errscan.model import ErrorSite, Fix
 from errscan.profiles import Profile
 
@@ -85,17 +86,21 @@ def _avoiding(keys: dict[str, str], own_code: str) -> tuple[str, str] | None:
     """(key, value as written in JSON) that alone makes the check impossible, as the solver proves; the
     field tested last first: earlier tests choose the case (`mode == "embedded"`), the last is the rule
     broken in it (`global_segment_size == 0`), and changing it keeps the case the user chose."""
+    tree = parse_expression(own_code)
     for field, key in reversed(keys.items()):
-        compared = re.findall(rf"\bself\.{field}\s*(?:[=!<>]=?|not in|in)\s*(\(?[^)]*\)?)", own_code)
-        constants = [c for text in compared for c in _constants(text)]
-        for value in dict.fromkeys([*constants, 1, 0]):
+        for value in dict.fromkeys([*_compared_constants(tree, f"self.{field}"), 1, 0]):
             if rules_out(own_code, {f"self.{field}": value}):
                 return key, json.dumps(value)
     return None
 
 
-def _constants(text: str) -> list[Value]:
-    """The constants of a compared operand (`0`, `('a', 'b')`)."""
-    tree = parse_expression(text)
-    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, (int, str))
-            and not isinstance(n.value, bool)] if tree is not None else []
+def _compared_constants(tree: ast.expr | None, code: str) -> list[Value]:
+    """The numbers and strings `code` is compared with in `tree` (`0`; both of `in ('a', 'b')`)."""
+    found: list[Value] = []
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Compare) and any(fast_unparse(o) == code for o in [node.left, *node.comparators]):
+            for operand in [node.left, *node.comparators]:
+                items = operand.elts if isinstance(operand, (ast.Tuple, ast.List, ast.Set)) else [operand]
+                found += [i.value for i in items if isinstance(i, ast.Constant) and isinstance(i.value, (int, str))
+                          and not isinstance(i.value, bool)]
+    return found

@@ -8,7 +8,7 @@ import ast
 import re
 from collections import defaultdict
 
-from errscan.extract.conditions import Condition, parse_expression
+from errscan.extract.conditions import Condition, guarded_statements
 from errscan.extract.unparse import fast_unparse
 from errscan.graph.calls import CallGraph
 from errscan.graph.index import function_node
@@ -37,7 +37,7 @@ class FileIO:
         a file operation; False when they do not; None when the condition guards no call, or a guarded
         call leaves the package under a name whose `words` say files (`deregister_fd`): unseen, its
         name is all there is to go by."""
-        guarded = [n for t in own if t.pseudo for n in _guarded_calls(t.code)]
+        guarded = [n for t in own if t.pseudo for arg in guarded_statements(t.code) for n in ast.walk(arg) if isinstance(n, ast.Call)]
         if not guarded:
             return None
         names = {fast_unparse(call.func) for call in guarded}
@@ -66,10 +66,3 @@ class FileIO:
                         self._calls[function_node(facts.module, call.caller)].append(call.callee)
         return self._calls.get(node, [])
 
-
-def _guarded_calls(code: str) -> list[ast.Call]:
-    """Every call in the statements a `raises(E, ...)` term guards (keywords name exceptions, not code)."""
-    tree = parse_expression(code)
-    if not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id == "raises"):
-        return []
-    return [n for arg in tree.args[1:] for n in ast.walk(arg) if isinstance(n, ast.Call)]

@@ -97,6 +97,14 @@ def parse_expression(text: str) -> ast.expr | None:
         return None
 
 
+def guarded_statements(code: str) -> list[ast.expr]:
+    """The statements a `raises(E, <statement>, ...)` term guards, as expressions; [] for any other term."""
+    tree = parse_expression(code)
+    if not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id == "raises"):
+        return []
+    return tree.args[1:]
+
+
 @lru_cache(maxsize=1 << 16)
 def _wrap(text: str) -> str:
     """Parenthesize an `or`/`if-else`/lambda so it stays one operand of `and`."""
