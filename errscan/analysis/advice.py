@@ -75,7 +75,9 @@ def report(error: ErrorSite, profile: Profile) -> str:
     named = f" (name {', '.join(connectors)} in the title)" if connectors else ""
     version = (f"the output of `{profile.report_command}` (your {project} version, devices and packages)"
                if profile.report_command else f"your {project} version")
-    text = (f"Report it at {where}{named} with the full message and traceback, the command you ran and {version}; "
+    # a log record has no traceback of its own (one with `exc_info` prints it among the lines around it)
+    evidence = "the log lines around it" if error.kind == "log" and error.level != "exception" else "the full message and traceback"
+    text = (f"Report it at {where}{named} with {evidence}, the command you ran and {version}; "
             f"a newer {project} release may already fix it.")
     refused = unsupported_clause(error.message)
     if refused:

@@ -230,6 +230,9 @@ class Explainer:
         named = flags_in_words(error.message, self.catalog)
         if not named and error.kind != "assert" and not unsupported_clause(error.message):
             # no setting was traced, which does not make a raise or a log vLLM's fault
+            if error.kind == "log" and error.level in _NOTICES:  # the code goes on: the warning alone breaks nothing
+                return Fix("", None, f"It is a {error.level}: if nothing fails with it, it needs no action. If something does and the "
+                                     f"message points to nothing in your setup or environment, {text[0].lower()}{text[1:]}")
             return Fix("", None, f"If the message points to nothing in your setup or environment, {text[0].lower()}{text[1:]}")
         if not named:
             return Fix("", None, text)
@@ -393,6 +396,7 @@ def _same_start(one: str, other: str) -> bool:
 
 _UNDECIDED = "; no setting of yours decides it"
 _PEERS = re.compile(r"\b(remote|local|prefill|decode)\b", re.IGNORECASE)
+_NOTICES = frozenset({"debug", "info", "warning"})  # levels at which a log reports and the code goes on as planned
 
 
 def _named_in(setting: Setting, error: ErrorSite) -> bool:

@@ -421,3 +421,13 @@ def test_a_timer_the_message_shows_or_spells_out_is_the_one_that_ran_out(explain
     assert [f.setting for f in reaped.fixes] == ["kv_connector_extra_config.reap_timeout"]
     waited = explained["Timed out waiting for the peer; adjust with reap_timeout"]
     assert [f.setting for f in waited.fixes] == ["kv_connector_extra_config.reap_timeout"]
+
+
+def test_a_log_with_no_traced_setting_asks_for_its_lines_and_a_warning_for_nothing_alone(explained):
+    warning = explained["Ledger has no attention metadata to load into"]
+    assert warning.kind == "internal"
+    assert warning.fixes[0].text.startswith("It is a warning: if nothing fails with it, it needs no action. If something does")
+    error = explained["Ledger count went negative for request {req_id}"]
+    assert error.fixes[0].text.startswith("If the message points to nothing in your setup or environment, report it")
+    for log in (warning, error):  # a log record has no traceback to attach
+        assert "with the log lines around it" in log.fixes[0].text and "traceback" not in log.fixes[0].text
