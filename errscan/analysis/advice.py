@@ -12,6 +12,7 @@ import re
 from errscan.analysis.chains import Reach
 from errscan.analysis.search import FoundChain
 from errscan.analysis.commands import Setting
+from errscan.extract.astutil import dotted
 from errscan.extract.conditions import Condition, guarded_statements, parse_expression
 from errscan.extract.facts import ModuleFacts
 from errscan.model import ErrorSite, Explanation, Fix
@@ -43,6 +44,19 @@ _OUTSIDE = (
      "if memory is short."),
 )
 
+
+# Exceptions that say a value had the wrong form or type (not that an operation outside failed).
+_VALUE_ERRORS = frozenset({"ValueError", "TypeError", "UnicodeDecodeError", "UnicodeError", "JSONDecodeError",
+                           "DecodeError", "ValidationError"})
+_LOOKUP_ERRORS = frozenset({"KeyError", "IndexError"})  # an entry looked up is not there
+_LOOKED_UP = ("an entry it looks up (a key or an index) is not there",
+              "The message names what is missing; the log lines before it may say why it was never added or was already "
+              "removed.")
+# A value that came from a socket or a queue of another process (`sock.recv_multipart()`).
+_RECEIVED = re.compile(r"\.recv\w*\(")
+_RECEIVED_VALUE = ("data it received from another process or instance does not have the form it expects",
+                   "Check that both sides run the same {project} version with matching connector settings: the other "
+                   "side sent data this one cannot read. The message says what could not be read.")
 
 # A guarded call that only releases something of this process (`sock.close()`): no peer is involved.
 _RELEASE = re.compile(r"[\w.\[\]]+\.(close|shutdown|terminate|destroy|unlink|cleanup|release|stop|join)\(.*\)")
@@ -102,7 +116,8 @@ def _one_source(code: str) -> str:
 def outside(error: ErrorSite, own: Condition, profile: Profile, module: ModuleFacts | None = None,
             files: bool | None = None) -> tuple[str, str, str]:
     """What outside the program failed, in words, what to check, and its facet (see `_OUTSIDE`):
-    from the message, the function and the call the `try` guards. `files`: whether the guarded code
+    from what the `try` catches when that alone tells (a value of the wrong form, received or read;
+    an entry not there), else from the message, the function and the call the `try` guards. `files`: whether the guarded code
     touches files (`fileio.py`); False rules the file facet out whatever the words say."""
     guarded = next((g for t in own if t.pseudo and (g := _one_source(t.code))), "")
     told = re.sub(r"[_.()\[\]{}:,'-]", " ", f"{error.message} {error.function} {guarded}".lower())
@@ -116,10 +131,30 @@ def outside(error: ErrorSite, own: Condition, profile: Profile, module: ModuleFa
     if _RELEASE.fullmatch(guarded):
         facet, what, check = _RELEASED
         return what, check, facet
+    caught = _caught(own)
+    if caught and caught <= _LOOKUP_ERRORS:  # what it catches says what went wrong, whatever the words say
+        return _LOOKED_UP[0], _LOOKED_UP[1], "lookup"
+    if caught and caught <= _VALUE_ERRORS | _LOOKUP_ERRORS:
+        if any(_RECEIVED.search(t.deep or t.code) for t in own):
+            return _RECEIVED_VALUE[0], _RECEIVED_VALUE[1].format(project=project), "received"
+        _, facet, what, check = _OUTSIDE[0]
+        return what, check.format(project=project), facet
     for pattern, facet, what, check in _OUTSIDE:
         if re.search(pattern, told) and not (facet == "file" and files is False):
             return what, check.format(project=project), facet
     return "an operation outside its settings failed", "Look at the error logged with it: it names what failed.", ""
+
+
+def _caught(own: Condition) -> frozenset[str]:
+    """The exception classes (last name) the `try` of the `raises(E, ...)` terms catches; empty when none."""
+    names: set[str] = set()
+    for term in own:
+        tree = parse_expression(term.code) if term.pseudo else None
+        if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id == "raises" and tree.args:
+            caught = tree.args[0]
+            for node in caught.elts if isinstance(caught, ast.Tuple) else [caught]:
+                names.add((dotted(node) or "").rsplit(".", 1)[-1])
+    return frozenset(names)
 
 
 def _absorbing(code: str, error: ErrorSite, module: ModuleFacts | None) -> list[str]:

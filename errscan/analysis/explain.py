@@ -115,11 +115,16 @@ class Explainer:
         elif kind == "environment":
             _, advice, facet = outside(error, own, self.profile, module, self._files(error, own, module))
             said = " The message carries the underlying error: it says what failed." if cause_in_message(error) and facet else ""
-            sent = client_field([local or "", *chain_codes], self.profile) if facet == "peer" else None
+            sent = client_field([local or "", *chain_codes], self.profile) if facet in ("peer", "value") else None
             held = self._pointers(class_settings, facet, path_way)  # of a peer: only an address the failing code uses
             used = self._pointers(read_here(class_settings, error, module), facet, path_way) if facet == "peer" else held
             pointers = [] if sent else used if held else self._pointers(plugin_settings or {}, facet, None)
-            if sent:  # the peer's address came with the request: the instance's own address settings are not it
+            if sent and facet == "value":  # the value came with the request: nothing the user set
+                summary = summary.replace(_UNDECIDED, f"; the request's `{sent}` carries the values it reads")
+                advice = (f"Check what the request's `{sent}` carries (the client or the proxy sends it): it must have "
+                          "the values the message names, in that form.")
+                pointed = ()
+            elif sent:  # the peer's address came with the request: the instance's own address settings are not it
                 summary = summary.replace(_UNDECIDED, f"; the other side is the one the request's `{sent}` names")
                 pointed = (Fix(sent, None, f"The other instance is named in the request's `{sent}` (sent by the client "
                                            "or the proxy): check that it carries a reachable address and port."),)

@@ -170,6 +170,12 @@ VLLM = Profile(
         # KV connectors' handshake once, before the first step; the executor's and scheduler's own
         # `__init__` run then too.
         Phase(("__init__",), "at engine start-up (when the engine core is built)", "the engine core", ("engine-step",)),
+        # EngineCore.__init__ -> _initialize_kv_caches -> initialize_from_config, then the handshake (core.py:189, :330).
+        Phase(("initialize_from_config", "get_kv_connector_handshake_metadata"),
+              "at engine start-up (when the KV cache is allocated and registered)", "the engine core", ("engine-step",)),
+        # EngineCore.abort_requests, pause_scheduler and shutdown call it (core.py:491, :851, :1481, :1863).
+        Phase(("finish_requests",), "when requests are aborted (by the client, a pause or shutdown)", "the engine core", ("engine-step",)),
+        Phase(("shutdown",), "at shutdown", "the engine core", ("engine-step",)),
         Phase((), "at each engine step", "the engine core", ("engine-step",)),
         Phase((), "when the fused-MoE kernel is chosen or runs", "each worker", ("moe-kernel",)),
         Phase((), "when torch.compile compiles the model", "each worker", ("compile",)),

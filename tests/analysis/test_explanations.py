@@ -431,3 +431,15 @@ def test_a_log_with_no_traced_setting_asks_for_its_lines_and_a_warning_for_nothi
     assert error.fixes[0].text.startswith("If the message points to nothing in your setup or environment, report it")
     for log in (warning, error):  # a log record has no traceback to attach
         assert "with the log lines around it" in log.fixes[0].text and "traceback" not in log.fixes[0].text
+
+
+def test_a_caught_value_error_is_a_value_of_the_wrong_form_not_a_failed_peer(explained):
+    parsed = explained["Cannot release blocks for request {request.request_id}"]
+    assert "does not have the form it expects" in parsed.summary and "nc -vz" not in (parsed.check or "")
+    assert parsed.fixes[0].text.startswith("Check what the request's `kv_transfer_params` carries")
+    missing = explained["Remote allocation info missing for transfer {transfer_id}"]  # "remote", but a key is missing
+    assert "an entry it looks up (a key or an index) is not there" in missing.summary and missing.check is None
+    received = explained["Failed to decode the remote handshake metadata. Error"]
+    assert received.kind == "environment" and "data it received from another process" in received.summary
+    assert received.check is None and "same vLLM version" in received.fixes[0].text  # it was received: no port to probe
+

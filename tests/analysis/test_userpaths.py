@@ -152,3 +152,13 @@ def test_an_engine_class_built_at_start_up_is_not_told_as_each_step():
 
     assert VLLM.phase("engine-step", "__init__").when.startswith("at engine start-up")
     assert VLLM.phase("engine-step", "step").when == "at each engine step"
+
+
+def test_engine_methods_called_once_are_not_told_as_each_step():
+    """The engine core sets up the KV cache once, aborts requests on demand and shuts down once."""
+    from errscan.profiles.vllm import VLLM
+
+    assert VLLM.phase("engine-step", "initialize_from_config").when.startswith("at engine start-up")
+    assert VLLM.phase("engine-step", "get_kv_connector_handshake_metadata").when.startswith("at engine start-up")
+    assert VLLM.phase("engine-step", "finish_requests").when.startswith("when requests are aborted")
+    assert VLLM.phase("engine-step", "shutdown").when == "at shutdown"
