@@ -226,44 +226,10 @@ def unimplemented(error: ErrorSite, own: Condition, found: Reach, profile: Profi
             f"{where} that declares `{owner}` without implementing `{method}`.")
 
 
-def missing_package(own: Condition, module: ModuleFacts | None, profile: Profile) -> tuple[str, str, str] | None:
-    """`X is None` (or `not X`) of a name bound by `try: from pkg import X` / `except ImportError: X = None`:
-    the package is not installed. (name, import root, what pip installs it by: "" when the profile does not say)."""
-    if module is None or not module.module_values:
-        return None
-    imported = module.imports.get("", {})
-    for term in own:
-        tree = parse_expression(term.code)
-        name = None
-        if isinstance(tree, ast.Compare) and isinstance(tree.left, ast.Name) and len(tree.ops) == 1:
-            none = isinstance(tree.comparators[0], ast.Constant) and tree.comparators[0].value is None
-            name = tree.left.id if none and isinstance(tree.ops[0], (ast.Is, ast.Eq)) else None
-        elif isinstance(tree, ast.UnaryOp) and isinstance(tree.op, ast.Not) and isinstance(tree.operand, ast.Name):
-            name = tree.operand.id
-        if name and name in imported and module.module_values.get(name) == "None":
-            root = imported[name].split(".")[0]
-            if root != profile.package:
-                return name, root, dict(profile.distributions).get(root, "")
-    return None
-
-
 def required(message: str) -> str:
     """The sentence of a message that says what something must do, quoted ("" when none does)."""
     sentences = [c.strip() for c in re.split(r"(?<=\.)\s+", message) if re.search(r"\b(must|should|needs? to)\b", c)]
     return f"“{re.sub(r'{[^{}]*}', '…', sentences[0]).rstrip('.')}”" if sentences else ""
-
-
-def not_installed(missing: tuple[str, str, str], subject: str, when: str | None, where: str | None, profile: Profile) -> Explanation:
-    """An optional import that failed: the package is missing, and installing it is the fix."""
-    name, root, distribution = missing
-    project = profile.title or profile.name
-    first = when.split("; or ")[0] if when else None
-    summary = (f"{subject} reports this{f' {first}' if first else ''} when the package providing `{root}` is not "
-               f"installed (importing `{name}` from it failed); no setting of yours decides it.")
-    text = (f"Install it in the same Python environment as {project}: `pip install {distribution}`."
-            if distribution else f"Install the package that provides the `{root}` module in the same Python "
-            f"environment as {project}.")
-    return Explanation(summary, "environment", when, where, (Fix("", None, text),), check=f'python -c "import {root}"')
 
 
 def own_class(error: ErrorSite, setting: Setting, when: str | None, where: str | None, profile: Profile) -> Explanation:

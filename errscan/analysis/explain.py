@@ -14,7 +14,7 @@ import itertools
 import re
 
 from errscan.analysis.advice import (
-    FILE_WORDS, UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, check_command, missing_package, not_installed, outside, own_class,
+    FILE_WORDS, UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, check_command, outside, own_class,
     pointer_fix, relay, report,
     subject as advice_subject, unimplemented, unsupported_clause, verb,
 )
@@ -27,6 +27,7 @@ from errscan.analysis.finder import SettingFinder
 from errscan.analysis.knobs import KnobCatalog
 from errscan.analysis.libraries import library_answer
 from errscan.analysis.named import advised, decided, flags_in_words
+from errscan.analysis.optional import missing_package, not_installed
 from errscan.analysis.origins import client_field, decided_outside, foreign, keys_passed, read_here, timers
 from errscan.analysis.ways import Way, for_part, positive_parts
 from errscan.analysis.solver import Value, rules_out, satisfiable
@@ -86,7 +87,7 @@ class Explainer:
         mine = self._own_plugin(ways)
         if mine is not None:
             return own_class(error, mine, when, where, self.profile)
-        missing = missing_package(own, module, self.profile)
+        missing = missing_package(own, module, self.profile, self.graph)
         if missing is not None:
             return not_installed(missing, subject, when, where, self.profile)
         told = advised(error, self.catalog, self.profile)

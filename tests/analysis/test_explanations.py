@@ -443,3 +443,9 @@ def test_a_caught_value_error_is_a_value_of_the_wrong_form_not_a_failed_peer(exp
     assert received.kind == "environment" and "data it received from another process" in received.summary
     assert received.check is None and "same vLLM version" in received.fixes[0].text  # it was received: no port to probe
 
+
+
+def test_a_name_a_module_imports_on_first_use_is_none_when_its_package_is_missing(explained):
+    lazy = explained["The agent library is not available"]
+    assert lazy.kind == "environment" and "the package providing `nixl` is not installed" in lazy.summary
+    assert lazy.fixes[0].text.endswith("`pip install nixl`.") and lazy.check == 'python -c "import nixl"'
