@@ -19,7 +19,7 @@ from errscan.analysis.advice import (
     subject as advice_subject, unimplemented, unsupported_clause, verb,
 )
 from errscan.analysis.chains import Reach
-from errscan.analysis.commands import Setting, action, candidates, shown, written
+from errscan.analysis.commands import Setting, action, candidates, config_document, shown, written
 from errscan.analysis.examples import Examples, run_as_main
 from errscan.analysis.fileio import FileIO
 from errscan.analysis.filed import file_keys, read_from_file
@@ -196,7 +196,7 @@ class Explainer:
         earlier += tuple(f"{s.code} >= {p.minimum}" for s in way.settings if s.side
                          for p in self.profile.peer_values if p.side == s.side)  # no fix below a setting's minimum
         for likely in (True, False):
-            choices = [[(s, v) for v in self._candidates(s, condition, likely, connectors)] for s in way.settings]
+            choices = [[(s, v) for v in self._candidates(s, condition, likely, connectors, way.message)] for s in way.settings]
             for setting_choices in choices:
                 for setting, value in setting_choices:
                     if rules_out(condition, {setting.code: value}, earlier):
@@ -219,10 +219,11 @@ class Explainer:
             found = phrase_for(fast_unparse(tree.left), self.profile.vocabulary)
         return found
 
-    def _candidates(self, setting: Setting, condition: str, likely: bool, connectors: tuple[str, ...]) -> list[Value]:
+    def _candidates(self, setting: Setting, condition: str, likely: bool, connectors: tuple[str, ...], message: str) -> list[Value]:
         if setting.path == (self.profile.plugin_setting,) and connectors:
             return list(connectors) if likely else []  # the plugin's own name: the ones that reach here
-        return candidates(setting, condition, likely)
+        document = config_document(setting, message, self.catalog) if likely else None
+        return candidates(setting, condition, likely) + ([document] if document else [])
 
     def _report_fix(self, error: ErrorSite) -> Fix:
         """An internal error's fix: what to report; first the settings its message names, if any."""

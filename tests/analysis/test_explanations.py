@@ -421,3 +421,15 @@ def test_a_timer_the_message_shows_or_spells_out_is_the_one_that_ran_out(explain
     assert [f.setting for f in reaped.fixes] == ["kv_connector_extra_config.reap_timeout"]
     waited = explained["Timed out waiting for the peer; adjust with reap_timeout"]
     assert [f.setting for f in waited.fixes] == ["kv_connector_extra_config.reap_timeout"]
+
+
+def test_a_config_the_user_gives_whole_read_through_an_alias_of_the_root_is_its_flag(explained):
+    """tests/fixtures/explain_pkg/vllm/kv/connectors/root_config_alias.py: `speculative_config` is
+    `None` unless the user passes `--speculative-config` (JSON); the message names the method it needs."""
+    needed = explained["HiddenStatesConnector only works when using 'extract_hidden_states' speculative method"]
+    assert needed.kind == "configuration" and "`--speculative-config` is None (not set)" in needed.summary
+    assert fixes(needed) == [("--speculative-config", '{"method": "extract_hidden_states"}')]
+    assert needed.example.after.endswith("""--speculative-config '{"method": "extract_hidden_states"}'""")
+    ngram = explained["HiddenStatesConnector cannot follow ngram drafts"]  # a field of it is spelled in its flag
+    assert "`method` in `--speculative-config` equals `'ngram'`" in ngram.summary
+    assert fixes(ngram) == [("--speculative-config", "unset")]  # a whole config is never a small number
