@@ -27,6 +27,7 @@ from errscan.analysis.finder import SettingFinder
 from errscan.analysis.knobs import KnobCatalog
 from errscan.analysis.libraries import library_answer
 from errscan.analysis.named import advised, decided, flags_in_words
+from errscan.analysis.peers import peer_fix, peer_named
 from errscan.analysis.origins import client_field, decided_outside, foreign, keys_passed, read_here, timers
 from errscan.analysis.ways import Way, for_part, positive_parts
 from errscan.analysis.solver import Value, rules_out, satisfiable
@@ -205,6 +206,9 @@ class Explainer:
                 for combination in itertools.islice(itertools.product(*choices), MAX_COMBINATIONS):
                     if rules_out(condition, {s.code: v for s, v in combination}, earlier):
                         return [self._fix(combination, way)]
+        peer = peer_fix(way, self.catalog)  # the same value on both sides: no value of one avoids it
+        if peer is not None:
+            return [peer]
         # A whole message that blames a setting while only the model decides: the model comes first.
         if not way.part and (way.settings or not advised or not _UNSUPPORTED.search(way.message)):
             return []  # a model property in vLLM's own branch (`if is_mla and shape != ...`) is no cause
@@ -367,12 +371,13 @@ class Explainer:
 
         def name(node: ast.expr) -> str | None:
             setting = self.settings.setting_at(node, class_settings)
-            if setting is None:
-                return None
+            if setting is None:  # the peer's value, where the way compares a setting with it
+                return Raw(peer_named(fast_unparse(node)) or "") or None if compared else None
             if setting.side:
                 return Raw(f"{setting.side}'s `{setting.name}`")
             return f"{setting.name}` in `{setting.carrier}" if setting.carrier else setting.name
 
+        compared = peer_fix(way, self.catalog) is not None
         unset_never = {s.name for s in way.settings if decided(s.knob, self.catalog)}
         parts = [user_words(part, name, self.profile.vocabulary, unset_never) for part in positive_parts(way.condition)]
         if way.stated:

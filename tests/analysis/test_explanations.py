@@ -433,3 +433,16 @@ def test_a_config_the_user_gives_whole_read_through_an_alias_of_the_root_is_its_
     ngram = explained["HiddenStatesConnector cannot follow ngram drafts"]  # a field of it is spelled in its flag
     assert "`method` in `--speculative-config` equals `'ngram'`" in ngram.summary
     assert fixes(ngram) == [("--speculative-config", "unset")]  # a whole config is never a small number
+
+
+def test_a_setting_passed_down_to_the_object_that_compares_it_with_the_peers_is_named(explained):
+    """tests/fixtures/explain_pkg/vllm/kv/connectors/passed_to_maker.py: `engine_id` reaches the
+    topology through two constructors and `super().__init__`; it is compared with what the peer sent."""
+    same = explained["Cannot register local engine {self.engine_id} as remote."]
+    assert same.kind == "configuration" and "bug" not in same.summary
+    assert "if what the other side sent as `remote_engine_id` equals `engine_id` in `--kv-transfer-config`" in same.summary
+    (fix,) = same.fixes
+    assert fix.setting == "engine_id" and fix.value is None and fix.carrier == "--kv-transfer-config"
+    assert fix.text.startswith("Give each instance its own `engine_id` in `--kv-transfer-config`, or leave it out")
+    differ = explained["Peer DCP size {remote_dcp_size} differs from {self.dcp_size}"]  # vLLM does not fill it
+    assert [f.text for f in differ.fixes] == ["Give both instances the same `--decode-context-parallel-size`."]
