@@ -446,3 +446,13 @@ def test_a_setting_passed_down_to_the_object_that_compares_it_with_the_peers_is_
     assert fix.text.startswith("Give each instance its own `engine_id` in `--kv-transfer-config`, or leave it out")
     differ = explained["Peer DCP size {remote_dcp_size} differs from {self.dcp_size}"]  # vLLM does not fill it
     assert [f.text for f in differ.fixes] == ["Give both instances the same `--decode-context-parallel-size`."]
+
+
+def test_a_server_short_of_room_is_not_told_it_restarted(explained):
+    """tests/fixtures/explain_pkg/vllm/kv/connectors/from_outside.py: the warning after the
+    "not initialized" check fires when the server has fewer pages left than the request asks for."""
+    short = explained["Rank {rank} only got {len(pages)} pages for {len(keys)} keys"]
+    assert short.kind == "environment" and "restarted" not in short.summary
+    assert "asks for more than the server has left" in short.summary
+    assert short.fixes[0].text.startswith("Give the server more room, or free some")
+    assert "restarted" in explained["Rank {rank} not initialized"].summary
