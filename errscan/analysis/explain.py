@@ -372,7 +372,8 @@ class Explainer:
         def name(node: ast.expr) -> str | None:
             setting = self.settings.setting_at(node, class_settings)
             if setting is None:  # the peer's value, where the way compares a setting with it
-                return Raw(peer_named(fast_unparse(node)) or "") or None if compared else None
+                peer = peer_named(fast_unparse(node)) if compared else None
+                return Raw(peer) if peer else None
             if setting.side:
                 return Raw(f"{setting.side}'s `{setting.name}`")
             return f"{setting.name}` in `{setting.carrier}" if setting.carrier else setting.name
