@@ -25,6 +25,7 @@ from errscan.analysis.entries import Entry, find_entries, find_plugins, plugin_l
 from errscan.analysis.explain import Explainer
 from errscan.analysis.helpers import HelperSettings
 from errscan.analysis.knobs import KnobCatalog, flags_in_message, knobs_in
+from errscan.analysis.passed import Passed, completed
 from errscan.analysis.plain import plain_words
 from errscan.analysis.reads import Source, attribute_reads, class_reads, held_codes, made_reads, plugin_reads, read_knobs
 from errscan.analysis.platforms import PlatformRules
@@ -90,6 +91,7 @@ class _Analysis:
         self.helpers = HelperSettings(graph, catalog, profile)
         self.along = Along(graph, self.helpers, self.plugins, profile.plugin_setting, self.lookups)
         self.reads = attribute_reads(graph)
+        self.passed = Passed(graph, catalog, profile, self.reads)
         self.dispatch = Dispatch(graph)
         self.settled = SettledAttributes(graph)
         self.platforms = PlatformRules(graph, profile.platforms)
@@ -117,6 +119,7 @@ class _Analysis:
         terms, contributions = _site_terms(raw, module)
         terms = helpers.inlined(terms, module, "" if raw.function == "<module>" else raw.function)
         local = render(terms, "deep")
+        settings = completed(self.passed, node, settings, local or "")
         found = select(searched, lambda values: conditions_hold(local, values, f"line {raw.line}"),
                        lambda chain: self.along.contradicted(chain, local, node))
         trigger = _trigger(error, raw, module, terms, contributions, found, helpers, self.plugin_count, settings, self.settled.of(node))

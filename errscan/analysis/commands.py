@@ -33,11 +33,14 @@ class Setting:
     path: tuple[str, ...] = ()  # where in that flag's JSON document
     default: Value = None
     side: str = ""  # of two cooperating instances, the one whose setting it is ("" for this one alone)
+    whole: bool = False  # a flag that takes a whole config as JSON (`--speculative-config`)
 
 
 def candidates(setting: Setting, condition: str, likely: bool) -> list[Value]:
     """Likely values: the default (going back to it is the least surprise) and the constants the
     condition compares the setting with; else the usual small ones."""
+    if setting.whole:  # left out; the document a message asks for is `config_document`'s
+        return [None] if likely else []
     constants: list[Value] = []
     boolean = True
     tree = parse_expression(condition)
@@ -52,6 +55,27 @@ def candidates(setting: Setting, condition: str, likely: bool) -> list[Value]:
         found = ([] if setting.default is None else [setting.default]) + constants
         return list(dict.fromkeys(found))  # None among them: leaving the setting unset
     return [False, True] if boolean else [1, 0]
+
+
+_QUOTED = re.compile(r"'([\w.-]+)'|\"([\w.-]+)\"")
+
+
+def config_document(setting: Setting, message: str, catalog: KnobCatalog) -> str | None:
+    """For a flag that takes a whole config as JSON (`--speculative-config`), the document the message
+    asks for: the quoted value nearest the name of one of that config's fields ("when using
+    'extract_hidden_states' speculative method": `{"method": "extract_hidden_states"}`); "" when it
+    names none (no small number is a config); None for any other setting."""
+    held = [c for c, flag in catalog.json_flags.items() if flag == setting.name]
+    if not setting.whole or len(held) != 1:
+        return None
+    words = {m.group(0): m.start() for m in re.finditer(r"[a-z_]+", message)}
+    named = [(f, words[f]) for f in sorted(catalog.config_fields.get(held[0], ())) if f in words]
+    quoted = [(m.group(1) or m.group(2), m.start()) for m in _QUOTED.finditer(message)]
+    if len(named) != 1 or not quoted:
+        return ""
+    (field, at), = named
+    value = min(quoted, key=lambda q: abs(q[1] - at))[0]
+    return json.dumps({field: value})
 
 
 def action(setting: Setting, value: Value, catalog: KnobCatalog) -> str:
@@ -174,6 +198,8 @@ def command(
             continue
         if setting.knob.kind == "env":
             environment.append(f"{setting.name}={shlex.quote(value)}")
+        elif setting.whole and value.startswith("{"):  # with the keys given beside it
+            documents[setting.name] = {**json.loads(value), **documents.get(setting.name, {})}
         elif setting.knob.kind == "cli_flag":
             flags.append(_flag_words(setting.name, value))
         elif setting.carrier and setting.path:

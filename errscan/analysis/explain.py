@@ -19,7 +19,7 @@ from errscan.analysis.advice import (
     subject as advice_subject, unimplemented, unsupported_clause, verb,
 )
 from errscan.analysis.chains import Reach
-from errscan.analysis.commands import Setting, action, candidates, shown, written
+from errscan.analysis.commands import Setting, action, candidates, config_document, shown, written
 from errscan.analysis.examples import Examples, run_as_main
 from errscan.analysis.fileio import FileIO
 from errscan.analysis.filed import file_keys, read_from_file
@@ -28,6 +28,7 @@ from errscan.analysis.knobs import KnobCatalog
 from errscan.analysis.libraries import library_answer
 from errscan.analysis.named import advised, decided, flags_in_words
 from errscan.analysis.optional import missing_package, not_installed
+from errscan.analysis.peers import peer_fix, peer_named
 from errscan.analysis.origins import client_field, decided_outside, foreign, keys_passed, read_here, timers
 from errscan.analysis.ways import Way, for_part, positive_parts
 from errscan.analysis.solver import Value, rules_out, satisfiable
@@ -202,7 +203,7 @@ class Explainer:
         earlier += tuple(f"{s.code} >= {p.minimum}" for s in way.settings if s.side
                          for p in self.profile.peer_values if p.side == s.side)  # no fix below a setting's minimum
         for likely in (True, False):
-            choices = [[(s, v) for v in self._candidates(s, condition, likely, connectors)] for s in way.settings]
+            choices = [[(s, v) for v in self._candidates(s, condition, likely, connectors, way.message)] for s in way.settings]
             for setting_choices in choices:
                 for setting, value in setting_choices:
                     if rules_out(condition, {setting.code: value}, earlier):
@@ -211,6 +212,9 @@ class Explainer:
                 for combination in itertools.islice(itertools.product(*choices), MAX_COMBINATIONS):
                     if rules_out(condition, {s.code: v for s, v in combination}, earlier):
                         return [self._fix(combination, way)]
+        peer = peer_fix(way, self.catalog)  # the same value on both sides: no value of one avoids it
+        if peer is not None:
+            return [peer]
         # A whole message that blames a setting while only the model decides: the model comes first.
         if not way.part and (way.settings or not advised or not _UNSUPPORTED.search(way.message)):
             return []  # a model property in vLLM's own branch (`if is_mla and shape != ...`) is no cause
@@ -225,10 +229,11 @@ class Explainer:
             found = phrase_for(fast_unparse(tree.left), self.profile.vocabulary)
         return found
 
-    def _candidates(self, setting: Setting, condition: str, likely: bool, connectors: tuple[str, ...]) -> list[Value]:
+    def _candidates(self, setting: Setting, condition: str, likely: bool, connectors: tuple[str, ...], message: str) -> list[Value]:
         if setting.path == (self.profile.plugin_setting,) and connectors:
             return list(connectors) if likely else []  # the plugin's own name: the ones that reach here
-        return candidates(setting, condition, likely)
+        document = config_document(setting, message, self.catalog) if likely else None
+        return candidates(setting, condition, likely) + ([document] if document else [])
 
     def _report_fix(self, error: ErrorSite) -> Fix:
         """An internal error's fix: what to report; first the settings its message names, if any."""
@@ -375,12 +380,14 @@ class Explainer:
 
         def name(node: ast.expr) -> str | None:
             setting = self.settings.setting_at(node, class_settings)
-            if setting is None:
-                return None
+            if setting is None:  # the peer's value, where the way compares a setting with it
+                peer = peer_named(fast_unparse(node)) if compared else None
+                return Raw(peer) if peer else None
             if setting.side:
                 return Raw(f"{setting.side}'s `{setting.name}`")
             return f"{setting.name}` in `{setting.carrier}" if setting.carrier else setting.name
 
+        compared = peer_fix(way, self.catalog) is not None
         unset_never = {s.name for s in way.settings if decided(s.knob, self.catalog)}
         parts = [user_words(part, name, self.profile.vocabulary, unset_never) for part in positive_parts(way.condition)]
         if way.stated:

@@ -75,10 +75,12 @@ class SettingFinder:
             return ()
         found: dict[str, Setting] = {}
         unread = {id(n) for iterable in _unread_iterables(tree) for n in ast.walk(iterable)}
-        for node in ast.walk(tree):
+        for node in ast.walk(tree):  # breadth-first: an attribute before its object
             setting = self.setting_at(node, class_settings) if id(node) not in unread else None
             if setting is not None:
                 found.setdefault(setting.code, setting)
+                if isinstance(node, ast.Attribute):  # `cfg.speculative_config` is read to reach `.method`
+                    unread.add(id(node.value))
         return tuple(found.values())
 
     def setting_at(self, node: ast.AST, class_settings: dict[str, list[str]]) -> Setting | None:
@@ -96,7 +98,7 @@ class SettingFinder:
         default = _literal(written_default) if written_default is not None else None
         return Setting(
             fast_unparse(node), knob, spelling(knob, self.catalog), carrier(knob, self.catalog),
-            json_path(knob, self.catalog), default,
+            json_path(knob, self.catalog), default, whole=knob.kind == "cli_flag" and knob.name in self.catalog.json_flags.values(),
         )
 
     def read_by_class(self, class_settings: dict[str, list[str]], named: re.Pattern[str]) -> list[Setting]:

@@ -3,6 +3,10 @@
 - an attribute chain through the root config (`vllm_config.parallel_config.x`, or an alias whose
   last two names are a config attribute and a field) -> the config field `ParallelConfig.x` and, when
   an engine-arguments dataclass has the field, its flag `--x`;
+- a config the root config holds only when the user gives it (`speculative_config: SpeculativeConfig |
+  None = None`, and a flag `--speculative-config`), read on the root config
+  (`self._vllm_config.speculative_config`) -> that field and the flag, which takes the config as JSON;
+  not the one that names the plugin (`kv_transfer_config`): it is given wherever a plugin runs;
 - `<getter>("k", default)` or `<extra>["k"]` / `<extra>.get("k", d)` -> the extra-config key `k`;
 - an attribute of an environment module (`envs.VLLM_X`) or `os.environ`/`os.getenv` -> `VLLM_X`.
 A config field that its class's own validation fills when unset is no knob for a `None` test.
@@ -46,6 +50,8 @@ class KnobCatalog:
     # "Class.field" of config fields the class's own validation fills when they are left unset
     # (`if self.engine_id is None: self.engine_id = ...`): a `None` test of one decides nothing.
     filled: frozenset[str] = frozenset()
+    root: str = ""  # the root config's short name (`VllmConfig`)
+    given: frozenset[str] = frozenset()  # attributes of the root config that are None unless the user gives a flag
     # (expression, arguments) -> its knobs: chains of one error share most of their conditions
     known: dict[tuple[str, bool], tuple[Knob, ...]] = field(default_factory=dict, compare=False, repr=False)
 
@@ -74,9 +80,14 @@ class KnobCatalog:
                 # `kv_transfer_config: KVTransferConfig`: the flag takes that config as JSON.
                 if declared.annotation in fields:
                     json_flags.setdefault(declared.annotation, flag_name(declared.name))
+        for attribute, config_class in attributes.items():  # `--speculative-config` (a dict) builds `speculative_config`
+            if flag_name(attribute) in flags and not flags[flag_name(attribute)]:
+                json_flags.setdefault(config_class, flag_name(attribute))
+        given = frozenset(a for a, c in attributes.items() if json_flags.get(c) == flag_name(a)
+                          and defaults.get(f"{profile.root_config}.{a}") == "None" and profile.plugin_setting not in fields[c])
         return cls(
             attributes, fields, flags, profile.env_modules, profile.extra_config_attribute, json_flags,
-            profile.plugin_settings, defaults, _filled(graph, config, attributes),
+            profile.plugin_settings, defaults, _filled(graph, config, attributes), profile.root_config, given,
         )
 
     def flag_for(self, config_class: str, field: str) -> str | None:
@@ -171,13 +182,17 @@ def _knobs_in(expression: str, catalog: KnobCatalog, profile: Profile, arguments
         return []
     found: list[Knob] = []
     none_tested: set[int] = set()  # the compared sides of `x is None`-like tests
+    reached: set[int] = set()  # what is read to reach a setting: `cfg.speculative_config` of `cfg.speculative_config.method`
     queue = deque([tree])
-    while queue:  # breadth-first: a comparison before its operands
+    while queue:  # breadth-first: a comparison before its operands, an attribute before its object
         node = queue.popleft()
         if isinstance(node, ast.Compare) and _none_test(node):
             none_tested.add(id(node.left))
-        else:
-            found.extend(knobs_at(node, catalog, profile, id(node) in none_tested))
+        elif id(node) not in reached:
+            knobs = knobs_at(node, catalog, profile, id(node) in none_tested)
+            found.extend(knobs)
+            if knobs and isinstance(node, ast.Attribute):
+                reached.add(id(node.value))
         if isinstance(node, ast.Call) and not arguments:
             queue.append(node.func)
             continue
@@ -291,6 +306,8 @@ def _config_knobs(node: ast.Attribute, catalog: KnobCatalog, none_tested: bool) 
         return []
     owner, field = names[-2], names[-1]
     config_class = catalog.config_attributes.get(owner)
+    if config_class is None and field in catalog.given and _root_alias(owner, catalog):
+        config_class = catalog.root  # a config the user gives or not: `self._vllm_config.speculative_config`
     if config_class is None or field not in catalog.config_fields.get(config_class, ()):
         return []
     if none_tested and f"{config_class}.{field}" in catalog.filled:
@@ -302,6 +319,11 @@ def _config_knobs(node: ast.Attribute, catalog: KnobCatalog, none_tested: bool) 
     if flag:
         knobs.append(Knob("cli_flag", flag, f"sets {config_class}.{field}"))
     return knobs
+
+
+def _root_alias(name: str, catalog: KnobCatalog) -> bool:
+    """Whether a name holds the root config, as code names it after its class (`_vllm_config`)."""
+    return bool(catalog.root) and name.lstrip("_") == re.sub(r"(?<!^)(?=[A-Z])", "_", catalog.root).lower()
 
 
 def _env_attribute(node: ast.Attribute, catalog: KnobCatalog) -> list[Knob]:

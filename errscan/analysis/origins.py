@@ -89,13 +89,31 @@ def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], sub
                 f"timeout measured on the clock runs out): the other side's health and the time allowed decide it.",
                 fixes)
     if any(_BODY.search(code) for code in [own_code, *chain_codes]):
+        if _short(own_code):  # fewer than asked for: its room ran out, whatever was registered
+            return ("environment",
+                    f"{subject} {does} this{timing} when a client's request to this server asks for more than the "
+                    f"server has left (the check below: it got fewer than the request needs): the server's pool is "
+                    f"used up, or too small for what its clients store; not a bug.",
+                    Fix("", None, "Give the server more room, or free some: check the size its clients register it "
+                                  "with (the capacity they announce when they start) and that they release what they no "
+                                  f"longer need; restarting the server empties it. If there is room, {text[0].lower()}{text[1:]}"))
         return ("environment",
                 f"{subject} {does} this{timing} when a client's request to this server asks for what the server "
-                f"cannot give: most often the server restarted (and lost what clients had registered), ran out of "
-                f"room, or the client skipped a step; not a bug.",
+                f"does not hold: most often the server restarted (and lost what clients had registered), or the "
+                f"client skipped a step; not a bug.",
                 Fix("", None, "Restart the clients (the instances using this server) after the server restarts, so "
                               f"they register again. If it happens without a restart, {text[0].lower()}{text[1:]}"))
     return None
+
+
+def _short(code: str) -> bool:
+    """Whether a condition compares how many of something there are, as fewer than (or more than)
+    another amount (`len(got) < len(keys)`): a shortage, not something missing."""
+    tree = parse_expression(code)
+    return any(isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Lt, ast.Gt, ast.LtE, ast.GtE))
+               and any(isinstance(side, ast.Call) and isinstance(side.func, ast.Name) and side.func.id == "len"
+                       for side in (node.left, node.comparators[0]))
+               for node in (ast.walk(tree) if tree is not None else ()))
 
 
 def timers(error: ErrorSite, finder: "SettingFinder", class_settings: dict[str, list[str]],

@@ -29,7 +29,7 @@ def attribute_reads(graph: CallGraph) -> dict[str, dict[str, list[Source]]]:
     for module in graph.index.modules.values():
         for read in module.attribute_reads:
             klass = function_node(module.module, read.class_scope)
-            reads.setdefault(klass, {}).setdefault(read.attribute, []).append(Source(read.source, module, read.class_scope))
+            reads.setdefault(klass, {}).setdefault(read.attribute, []).append(Source(read.source, module, read.scope or read.class_scope))
         for typed in module.attribute_types:
             if typed.from_call and not typed.element:  # `self.x = helper(...)`: the helper may read a setting
                 klass = function_node(module.module, typed.class_scope)

@@ -157,6 +157,8 @@ class DefinitionWalk:
                 read = _setting_read(stmt.value)
                 if read:
                     self.attribute_reads.append(AttributeRead(klass, target.attr, read))
+                elif isinstance(stmt.value, ast.Name):  # a parameter: what the callers pass (`analysis/passed.py`)
+                    self.attribute_reads.append(AttributeRead(klass, target.attr, stmt.value.id, self.frame.scope))
         attributes = [t.attr for t in flat(targets) if _self_attribute(t)]
         for made in self.held(stmt.value) if attributes and stmt.value is not None else ():
             self.attribute_types.extend(AttributeType(klass, a, made, True, self.frame.scope, element=True) for a in attributes)

@@ -112,6 +112,7 @@ class AttributeRead:
     class_scope: str  # module-relative class scope
     attribute: str
     source: str  # the value's code
+    scope: str = ""  # for a plain name (a parameter's value), the method that assigns it
 
 
 @dataclass(frozen=True)

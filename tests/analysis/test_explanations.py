@@ -449,3 +449,38 @@ def test_a_name_a_module_imports_on_first_use_is_none_when_its_package_is_missin
     lazy = explained["The agent library is not available"]
     assert lazy.kind == "environment" and "the package providing `nixl` is not installed" in lazy.summary
     assert lazy.fixes[0].text.endswith("`pip install nixl`.") and lazy.check == 'python -c "import nixl"'
+
+
+def test_a_config_the_user_gives_whole_read_through_an_alias_of_the_root_is_its_flag(explained):
+    """tests/fixtures/explain_pkg/vllm/kv/connectors/root_config_alias.py: `speculative_config` is
+    `None` unless the user passes `--speculative-config` (JSON); the message names the method it needs."""
+    needed = explained["HiddenStatesConnector only works when using 'extract_hidden_states' speculative method"]
+    assert needed.kind == "configuration" and "`--speculative-config` is None (not set)" in needed.summary
+    assert fixes(needed) == [("--speculative-config", '{"method": "extract_hidden_states"}')]
+    assert needed.example.after.endswith("""--speculative-config '{"method": "extract_hidden_states"}'""")
+    ngram = explained["HiddenStatesConnector cannot follow ngram drafts"]  # a field of it is spelled in its flag
+    assert "`method` in `--speculative-config` equals `'ngram'`" in ngram.summary
+    assert fixes(ngram) == [("--speculative-config", "unset")]  # a whole config is never a small number
+
+
+def test_a_setting_passed_down_to_the_object_that_compares_it_with_the_peers_is_named(explained):
+    """tests/fixtures/explain_pkg/vllm/kv/connectors/passed_to_maker.py: `engine_id` reaches the
+    topology through two constructors and `super().__init__`; it is compared with what the peer sent."""
+    same = explained["Cannot register local engine {self.engine_id} as remote."]
+    assert same.kind == "configuration" and "bug" not in same.summary
+    assert "if what the other side sent as `remote_engine_id` equals `engine_id` in `--kv-transfer-config`" in same.summary
+    (fix,) = same.fixes
+    assert fix.setting == "engine_id" and fix.value is None and fix.carrier == "--kv-transfer-config"
+    assert fix.text.startswith("Give each instance its own `engine_id` in `--kv-transfer-config`, or leave it out")
+    differ = explained["Peer DCP size {remote_dcp_size} differs from {self.dcp_size}"]  # vLLM does not fill it
+    assert [f.text for f in differ.fixes] == ["Give both instances the same `--decode-context-parallel-size`."]
+
+
+def test_a_server_short_of_room_is_not_told_it_restarted(explained):
+    """tests/fixtures/explain_pkg/vllm/kv/connectors/from_outside.py: the warning after the
+    "not initialized" check fires when the server has fewer pages left than the request asks for."""
+    short = explained["Rank {rank} only got {len(pages)} pages for {len(keys)} keys"]
+    assert short.kind == "environment" and "restarted" not in short.summary
+    assert "asks for more than the server has left" in short.summary
+    assert short.fixes[0].text.startswith("Give the server more room, or free some")
+    assert "restarted" in explained["Rank {rank} not initialized"].summary

@@ -48,7 +48,7 @@ def test_the_same_text_in_another_class_is_walked_again():
     memo = BodyMemo()
     facts("functions_v1.py", memo)
     reads = facts("functions_v2.py", memo).attribute_reads
-    assert [(r.class_scope, r.attribute) for r in reads] == [("Store", "limit"), ("NewName", "value")]
+    assert [(r.class_scope, r.attribute) for r in reads] == [("Store", "config"), ("Store", "limit"), ("NewName", "value")]
 
 
 @pytest.mark.integration

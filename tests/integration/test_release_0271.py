@@ -204,8 +204,23 @@ def test_every_way_into_a_function_gets_a_chain(catalog):
 
 
 def test_settings_vllm_fills_itself_or_reads_in_helpers(catalog):
-    assert not any(k.name == "KVTransferConfig.engine_id" for e in catalog.errors for k in e.trigger.knobs)
-    # nor a fix or a clause of a summary: its `is not None` test always passes
-    assert not [e.id for e in catalog.errors if any(f.setting == "engine_id" for f in e.explanation.fixes)]
-    assert not [e.id for e in catalog.errors if "`engine_id`" in e.explanation.summary]
+    # `engine_id` decides only where it is compared with the peer's (kv_connector/utils.py:481): its
+    # `is not None` tests always pass, so they make it no knob, no fix and no clause of a summary
+    peer = error_at(catalog, "kv_connector/utils.py", 481)
+    others = [e for e in catalog.errors if e.id != peer.id]
+    assert not any(k.name == "KVTransferConfig.engine_id" for e in others for k in e.trigger.knobs)
+    assert not [e.id for e in others if any(f.setting == "engine_id" for f in e.explanation.fixes)]
+    assert not [e.id for e in others if "`engine_id`" in e.explanation.summary]
+    assert peer.explanation.kind == "configuration" and "`remote_engine_id` equals `engine_id`" in peer.explanation.summary
+    assert peer.explanation.fixes[0].text.startswith("Give each instance its own `engine_id` in `--kv-transfer-config`")
     assert ("env", "VLLM_SSM_CONV_STATE_LAYOUT") in knob_set(error_at(catalog, "nixl/base_worker.py", 316))
+
+
+def test_a_setting_that_plainly_decides_is_traced(catalog):
+    """Issue 13's audit: pages that said no setting decides an error that a setting plainly decides."""
+    spec = error_at(catalog, "v1/example_hidden_states_connector.py", 186)  # `self._vllm_config.speculative_config`
+    assert spec.explanation.kind == "configuration"
+    assert [(f.setting, f.value) for f in spec.explanation.fixes] == [("--speculative-config", '{"method": "extract_hidden_states"}')]
+    short = error_at(catalog, "hf3fs/hf3fs_metadata_server.py", 132)  # out of pages, not a restart (that is :126)
+    assert "restarted" not in short.explanation.summary and "more than the server has left" in short.explanation.summary
+    assert "restarted" in error_at(catalog, "hf3fs/hf3fs_metadata_server.py", 125).explanation.summary
