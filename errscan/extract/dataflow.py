@@ -187,7 +187,10 @@ def changed_in_loop(loop: ast.stmt, memo: dict[int, frozenset[str]], is_log: Cal
     return memo[id(loop)]
 
 
-def _changed(body: list[ast.stmt], memo: dict[int, frozenset[str]], is_log: Callable[[str | None], object]) -> set[str]:
+def _changed(body: list[ast.stmt], memo: dict[int, frozenset[str]], is_log: Callable[[str | None], object],
+             rebound: set[str] | None = None) -> set[str]:
+    """What `body` binds or changes; `rebound`, when given, gathers those it may bind anew (not
+    only change in place; a nested loop's count as bound)."""
     found: set[str] = set()
     for stmt in body:
         bound, changed = assigned_by(stmt)
@@ -196,14 +199,19 @@ def _changed(body: list[ast.stmt], memo: dict[int, frozenset[str]], is_log: Call
         call = effect_call(stmt)
         if call is not None:
             found.update(mutated_by_call(call, is_log, True))
+        if rebound is not None:
+            rebound.update(bound)
         if isinstance(stmt, _SIMPLE) or isinstance(stmt, _SCOPES):
             continue
         if isinstance(stmt, _LOOPS):
-            found |= changed_in_loop(stmt, memo, is_log)
-            found |= _changed(stmt.orelse, memo, is_log)
+            looped = changed_in_loop(stmt, memo, is_log)
+            found |= looped
+            if rebound is not None:
+                rebound.update(looped)
+            found |= _changed(stmt.orelse, memo, is_log, rebound)
         else:
             for block in child_blocks(stmt):
-                found |= _changed(block, memo, is_log)
+                found |= _changed(block, memo, is_log, rebound)
     return found
 
 
@@ -262,7 +270,19 @@ def unchanged_by(test: ast.expr, later: list[ast.stmt], is_log: Callable[[str | 
     """Whether what `test` reads (locals, `self.x`) keeps its value through `later` on the way on
     past it: a block that always leaves never runs on, so what it changes does not count."""
     reads = {key for key in map(key_of, ast.walk(test)) if key}
-    return reads.isdisjoint(_changed(_passing(later), {}, is_log))
+    rebound: set[str] = set()
+    touched = reads & _changed(_passing(later), {}, is_log, rebound)
+    return all(key not in rebound and _identity_only(test, key) for key in touched)
+
+
+def _identity_only(test: ast.expr, key: str) -> bool:
+    """Whether `test` reads `key` only in `is` / `is not` comparisons (`x is None`): a change of
+    the object in place leaves which object it is as it was."""
+    operands: set[int] = set()
+    for node in ast.walk(test):
+        if isinstance(node, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+            operands.update(map(id, [node.left, *node.comparators]))
+    return all(id(node) in operands for node in ast.walk(test) if key_of(node) == key)
 
 
 def _passing(body: list[ast.stmt]) -> list[ast.stmt]:
