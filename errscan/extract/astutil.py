@@ -63,9 +63,14 @@ def always_exits(body: list[ast.stmt], holding: tuple[ast.expr, ...] = (), exits
         inner = (*holding, last.test)
         return always_exits(last.body, inner, exits) and bool(last.orelse) and always_exits(last.orelse, holding, exits)
     if isinstance(last, (ast.With, ast.AsyncWith)):
-        suppressing = any(dotted(strip_call(item.context_expr)) in _SUPPRESSING for item in last.items)
-        return not suppressing and always_exits(last.body, holding, exits)
+        return not suppresses(last) and always_exits(last.body, holding, exits)
     return False
+
+
+def suppresses(stmt: ast.With | ast.AsyncWith) -> bool:
+    """A `with` whose context manager swallows exceptions (`contextlib.suppress`): a `raise` in its
+    body may go on to the statement after it."""
+    return any(dotted(strip_call(item.context_expr)) in _SUPPRESSING for item in stmt.items)
 
 
 def leaves_function(body: list[ast.stmt], raising: bool) -> bool:

@@ -16,7 +16,7 @@ from errscan.extract.conditions import (
     unparse,
 )
 from errscan.extract.dataflow import (
-    assigned_by, changed_in_loop, effect_call, forget, mutated_by_call, nested_exits, rereadable,
+    assigned_by, changed_in_loop, effect_call, forget, mutated_by_call, nested_exits, rereadable, unchanged_by,
 )
 from errscan.extract.definitions import DefinitionWalk, Frame
 from errscan.extract.facts import (
@@ -145,14 +145,16 @@ class FactCollector(DefinitionWalk, CallWalk):
                     self.frame.built.pop(key, None)
             if isinstance(stmt, ast.If):
                 body_exits, else_exits = always_exits(stmt.body, (stmt.test,)), bool(stmt.orelse) and always_exits(stmt.orelse)
-                if body_exits and not else_exits:
+                # Past the `if`, the test's value is the one tested unless the other block changed what it reads.
+                if body_exits and not else_exits and unchanged_by(stmt.test, stmt.orelse, self.logs.level):
                     raised = isinstance(stmt.body[-1], ast.Raise)
                     terms = terms + tuple(replace(make_term(c, env), other_error=raised) for c in conjuncts(negate(stmt.test)))
-                elif else_exits and not body_exits:
+                elif else_exits and not body_exits and unchanged_by(stmt.test, stmt.body, self.logs.level):
                     raised = isinstance(stmt.orelse[-1], ast.Raise)
                     terms = terms + tuple(replace(make_term(c, env), other_error=raised) for c in conjuncts(stmt.test))
-                if not body_exits:  # `if A: ...; if C: return`: past it, not both
-                    terms = terms + tuple(replace(make_term(test, env), other_error=raised) for test, raised in nested_exits(stmt, self.logs.level))
+                terms = terms + self.nested_exit_terms(stmt, env)  # `if A: ...; if C: return`: past it, not both
+            elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+                terms = terms + self.nested_exit_terms(stmt, env)
             elif isinstance(stmt, ast.Assert):
                 terms = terms + tuple(make_term(c, env) for c in conjuncts(stmt.test))
             elif isinstance(stmt, ast.For):
@@ -277,6 +279,15 @@ class FactCollector(DefinitionWalk, CallWalk):
                 if per_iteration.isdisjoint(read):
                     each = ast.GeneratorExp(test, [ast.comprehension(loop.target, loop.iter, [], 0)])
                     found.append(make_term(ast.Call(ast.Name("all", ast.Load()), [each], []), env))
+        return tuple(found)
+
+    def nested_exit_terms(self, stmt: ast.If | ast.With | ast.AsyncWith, env: Env) -> Condition:
+        """Past the statement, the tests on the way to each exit nested in it do not all hold:
+        `not (A and C)`, or a single test's negation, split into its conjuncts."""
+        found: list = []
+        for path, raised in nested_exits(stmt, self.logs.level):
+            failing = conjuncts(negate(path[0])) if len(path) == 1 else [ast.UnaryOp(ast.Not(), ast.BoolOp(ast.And(), path))]
+            found += [replace(make_term(c, env), other_error=raised) for c in failing]
         return tuple(found)
 
     def forget_built(self, loop: ast.For | ast.AsyncFor | ast.While) -> None:

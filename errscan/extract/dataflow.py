@@ -17,8 +17,10 @@ from __future__ import annotations
 import ast
 from typing import Callable, Iterable
 
-from errscan.extract.astutil import always_exits, bound_names, child_blocks, dotted
-from errscan.extract.conditions import READERS, Condition, Env, Term, is_computed, parse_expression, restated
+from errscan.extract.astutil import always_exits, bound_names, child_blocks, dotted, suppresses
+from errscan.extract.conditions import (
+    READERS, Condition, Env, Term, conjuncts, is_computed, negate, parse_expression, restated,
+)
 
 # Methods that change their receiver: containers' and, by convention, in-place tensor ops (`x.add_()`).
 MUTATORS = frozenset({
@@ -185,7 +187,10 @@ def changed_in_loop(loop: ast.stmt, memo: dict[int, frozenset[str]], is_log: Cal
     return memo[id(loop)]
 
 
-def _changed(body: list[ast.stmt], memo: dict[int, frozenset[str]], is_log: Callable[[str | None], object]) -> set[str]:
+def _changed(body: list[ast.stmt], memo: dict[int, frozenset[str]], is_log: Callable[[str | None], object],
+             rebound: set[str] | None = None) -> set[str]:
+    """What `body` binds or changes; `rebound`, when given, gathers those it may bind anew (not
+    only change in place; a nested loop's count as bound)."""
     found: set[str] = set()
     for stmt in body:
         bound, changed = assigned_by(stmt)
@@ -194,14 +199,19 @@ def _changed(body: list[ast.stmt], memo: dict[int, frozenset[str]], is_log: Call
         call = effect_call(stmt)
         if call is not None:
             found.update(mutated_by_call(call, is_log, True))
+        if rebound is not None:
+            rebound.update(bound)
         if isinstance(stmt, _SIMPLE) or isinstance(stmt, _SCOPES):
             continue
         if isinstance(stmt, _LOOPS):
-            found |= changed_in_loop(stmt, memo, is_log)
-            found |= _changed(stmt.orelse, memo, is_log)
+            looped = changed_in_loop(stmt, memo, is_log)
+            found |= looped
+            if rebound is not None:
+                rebound.update(looped)
+            found |= _changed(stmt.orelse, memo, is_log, rebound)
         else:
             for block in child_blocks(stmt):
-                found |= _changed(block, memo, is_log)
+                found |= _changed(block, memo, is_log, rebound)
     return found
 
 
@@ -213,41 +223,77 @@ def effect_call(stmt: ast.stmt) -> ast.Call | None:
     return None
 
 
-def nested_exits(stmt: ast.If, is_log: Callable[[str | None], object]) -> list[tuple[ast.expr, bool]]:
-    """What holds after an `if A:` whose body does not always leave but holds an `if C: ...; return`
-    (under more `if`s, `if B:`): `not (A and B and C)`, each test read where it ran. Kept only when
-    nothing the path runs after a test changes what that test reads; with whether the exit raises."""
-    found: list[tuple[ast.expr, bool]] = []
+def nested_exits(stmt: ast.If | ast.With | ast.AsyncWith, is_log: Callable[[str | None], object]) -> list[tuple[list[ast.expr], bool]]:
+    """The exits nested in an `if` or `with` that does not always leave, each as the conjunction of
+    the tests on the way to it, which must not all hold past the statement: `if A: ...; with lock:
+    if B: ...; continue` gives `[A, B]`; an `else` takes the negated test, and an `assert T` leaves
+    when `not T`. A block that always leaves is a term of its own already (`if A: return` gives
+    `not A`), so the tests of the other block's exits go without it; a `with` adds no test (its
+    body runs, unless it swallows exceptions). Kept only when nothing the path runs after a test
+    changes what that test reads; with whether the exit raises."""
+    found: list[tuple[list[ast.expr], bool]] = []
 
-    def reads(test: ast.expr) -> set[str]:
-        return {key for key in map(key_of, ast.walk(test)) if key}
+    def leave(tests: list[tuple[ast.expr, list[ast.stmt]]], test: ast.expr, raised: bool, rest: list[ast.stmt]) -> None:
+        """An exit taken when `test` holds after the enclosing `tests`."""
+        if all(unchanged_by(t, later, is_log) for t, later in [*tests, (test, rest)]):
+            path = [c for t in [*(outer for outer, _ in tests), test] for c in conjuncts(t)]
+            if path:
+                found.append((path, raised))
 
     def visit(body: list[ast.stmt], tests: list[tuple[ast.expr, list[ast.stmt]]], after: list[ast.stmt]) -> None:
         """`tests`: the enclosing tests, each with what runs after it on the way out of `stmt`."""
         for index, inner in enumerate(body):
-            if not isinstance(inner, ast.If) or inner.orelse:
-                continue
             rest = body[index + 1:] + after
-            if always_exits(inner.body):
-                runs_after = [(inner.test, rest), *((test, _without(later, inner)) for test, later in tests)]
-                if all(reads(test).isdisjoint(_changed(later, {}, is_log)) for test, later in runs_after):
-                    path = [test for test, _ in tests] + [inner.test]
-                    found.append((ast.UnaryOp(ast.Not(), ast.BoolOp(ast.And(), path)), isinstance(inner.body[-1], ast.Raise)))
-            else:
-                visit(inner.body, [*tests, (inner.test, inner.body + rest)], rest)
+            if isinstance(inner, ast.Assert):
+                leave(tests, negate(inner.test), True, rest)
+            elif isinstance(inner, (ast.With, ast.AsyncWith)) and not suppresses(inner):
+                visit(inner.body, tests, rest)
+            elif isinstance(inner, ast.If):
+                for block, test in ((inner.body, inner.test), (inner.orelse, negate(inner.test))):
+                    if block and always_exits(block):
+                        leave(tests, test, isinstance(block[-1], ast.Raise), rest)
+                    elif block:
+                        visit(block, [*tests, (test, block + rest)], rest)
 
-    visit(stmt.body, [(stmt.test, stmt.body)], [])
+    if isinstance(stmt, ast.If):
+        body_exits, else_exits = always_exits(stmt.body, (stmt.test,)), bool(stmt.orelse) and always_exits(stmt.orelse)
+        if not body_exits:
+            visit(stmt.body, [] if else_exits else [(stmt.test, stmt.body)], [])
+        if not else_exits:
+            visit(stmt.orelse, [] if body_exits else [(negate(stmt.test), stmt.orelse)], [])
+    elif not suppresses(stmt):
+        visit(stmt.body, [], [])
     return found
 
 
-def _without(body: list[ast.stmt], exit_if: ast.If) -> list[ast.stmt]:
-    """`body` with the exiting `if` (and so its block) left out, at any depth of `if`s."""
+def unchanged_by(test: ast.expr, later: list[ast.stmt], is_log: Callable[[str | None], object]) -> bool:
+    """Whether what `test` reads (locals, `self.x`) keeps its value through `later` on the way on
+    past it: a block that always leaves never runs on, so what it changes does not count."""
+    reads = {key for key in map(key_of, ast.walk(test)) if key}
+    rebound: set[str] = set()
+    touched = reads & _changed(_passing(later), {}, is_log, rebound)
+    return all(key not in rebound and _identity_only(test, key) for key in touched)
+
+
+def _identity_only(test: ast.expr, key: str) -> bool:
+    """Whether `test` reads `key` only in `is` / `is not` comparisons (`x is None`): a change of
+    the object in place leaves which object it is as it was."""
+    operands: set[int] = set()
+    for node in ast.walk(test):
+        if isinstance(node, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+            operands.update(map(id, [node.left, *node.comparators]))
+    return all(id(node) in operands for node in ast.walk(test) if key_of(node) == key)
+
+
+def _passing(body: list[ast.stmt]) -> list[ast.stmt]:
+    """`body` as the way on past it runs it: each `if` or `else` block that always leaves emptied,
+    at any depth of `if`s and `with`s."""
     kept: list[ast.stmt] = []
     for stmt in body:
-        if stmt is exit_if:
-            continue
-        if isinstance(stmt, ast.If) and any(node is exit_if for node in ast.walk(stmt)):
-            kept.append(ast.If(stmt.test, _without(stmt.body, exit_if), stmt.orelse))
-        else:
-            kept.append(stmt)
+        if isinstance(stmt, ast.If):
+            stmt = ast.If(stmt.test, [] if always_exits(stmt.body) else _passing(stmt.body),
+                          [] if always_exits(stmt.orelse) else _passing(stmt.orelse))
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            stmt = ast.With(stmt.items, _passing(stmt.body))
+        kept.append(stmt)
     return kept

@@ -57,3 +57,12 @@ def test_for_else_is_reported_as_partial():
     source = "def f(xs):\n    for x in xs:\n        pass\n    else:\n        raise ValueError('m')\n"
     (site,) = collect_facts(ast.parse(source), "m", False).statements
     assert site.partial == ("line 2: for-else",)
+
+
+def test_call_after_an_exit_nested_in_with_carries_its_guard():
+    """A chain step through the call states that the nested `continue` was not taken."""
+    _, facts = statements("exit_in_with.py")
+    (call,) = [c for c in facts.calls if c.callee == "self.read_blocks"]
+    assert render(call.condition) == (
+        "any(not (meta.dp0 not in self.agents and meta.engine not in self.agents) for (req_id, meta) in reqs)"
+    )
