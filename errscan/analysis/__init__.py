@@ -25,7 +25,7 @@ from errscan.analysis.entries import Entry, find_entries, find_plugins, plugin_l
 from errscan.analysis.explain import Explainer
 from errscan.analysis.helpers import HelperSettings
 from errscan.analysis.knobs import KnobCatalog, flags_in_message, knobs_in
-from errscan.analysis.passed import Passed, completed
+from errscan.analysis.passed import Passed, completed, parameters_read
 from errscan.analysis.plain import plain_words
 from errscan.analysis.reads import Source, attribute_reads, class_reads, held_codes, made_reads, plugin_reads, read_knobs
 from errscan.analysis.platforms import PlatformRules
@@ -122,6 +122,7 @@ class _Analysis:
         settings = completed(self.passed, node, settings, local or "")
         found = select(searched, lambda values: conditions_hold(local, values, f"line {raw.line}"),
                        lambda chain: self.along.contradicted(chain, local, node))
+        terms = parameters_read(self.passed, node, terms)  # a setting every caller passes in
         trigger = _trigger(error, raw, module, terms, contributions, found, helpers, self.plugin_count, settings, self.settled.of(node))
         if error.kind != "log" and error.exception:
             exception = graph.qualify(module, "" if raw.function == "<module>" else raw.function, error.exception) or error.exception

@@ -6,9 +6,12 @@ from `vllm_config.kv_transfer_config.engine_id`. Followed back through the calls
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
+from errscan.analysis.bindings import substitute
 from errscan.analysis.knobs import KnobCatalog, knobs_in
 from errscan.analysis.reads import Source
+from errscan.extract.conditions import Condition
 from errscan.graph.calls import CallGraph, function_node
 from errscan.profiles import Profile
 
@@ -22,7 +25,8 @@ class Passed:
 
     def __init__(self, graph: CallGraph, catalog: KnobCatalog, profile: Profile, reads: dict[str, dict[str, list[Source]]]):
         self.graph, self.catalog, self.profile, self.reads = graph, catalog, profile, reads
-        self.known: dict[tuple[str, str], Source | None] = {}
+        self.known: dict[tuple[str, str], Source | None] = {}  # (class, attribute)
+        self.given: dict[tuple[str, str], Source | None] = {}  # (function, parameter)
 
     def attribute(self, klass: str, attribute: str) -> Source | None:
         """The setting `self.attribute` of an object of `klass` holds, as every maker passes it."""
@@ -31,12 +35,20 @@ class Passed:
             self.known[key] = self._attribute(klass, attribute, 0, set())
         return self.known[key]
 
+    def parameter(self, function: str, name: str) -> Source | None:
+        """The setting every call of `function` passes for its parameter `name`."""
+        key = (function, name)
+        if key not in self.given:
+            self.given[key] = self._parameter(function, name, 0, set())
+        return self.given[key]
+
     def _attribute(self, klass: str, attribute: str, depth: int, active: set[tuple[str, str]]) -> Source | None:
         if (klass, attribute) in active:
             return None  # a cycle gives nothing
         active = active | {(klass, attribute)}
         sources = next((self.reads[k][attribute] for k in self.graph.mro(klass) if attribute in self.reads.get(k, {})), None)
         if sources is not None:
+            sources = _one_each(sources)
             return _agreed([s if knobs_in(s.code, self.catalog, self.profile) else self._value(
                 s.code, function_node(s.module.module, s.scope), depth, active) for s in sources], self.catalog, self.profile)
         fact = self.graph.index.classes.get(klass, (None, None))[0]
@@ -87,6 +99,13 @@ class Passed:
         return self._parameter(where, code, depth, active) if _NAME.fullmatch(code) else None
 
 
+def _one_each(sources: list[Source]) -> list[Source]:
+    """The sources without the helper-call form (`cfg.get_from_extra_config()`) of an assignment
+    that is also read as the call it is (`cfg.get_from_extra_config("k", 16)`)."""
+    calls = {s.code.split("(", 1)[0].rsplit(".", 1)[-1] for s in sources if not s.code.endswith("()")}
+    return [s for s in sources if not (s.code.endswith("()") and s.code[:-2].rsplit(".", 1)[-1] in calls)]
+
+
 def _agreed(sources: list[Source | None], catalog: KnobCatalog, profile: Profile) -> Source | None:
     """The one setting all of them read (by what it is, not how it is written); None if any differs."""
     if not sources or any(s is None for s in sources):
@@ -108,3 +127,22 @@ def completed(passed: Passed, node: str, settings: dict[str, list[Source]], code
             if found is not None:
                 added[attribute] = [found]
     return {**settings, **added} if added else settings
+
+
+def parameters_read(passed: Passed, node: str, terms: Condition) -> Condition:
+    """`terms` with each term that tests only parameters of the function `node` read, in its deep
+    form, as the settings every call passes for them: `assert n > 0` in `AtomicCounter.__init__`,
+    made with `AtomicCounter(self._numjobs)` where `self._numjobs` is the `hf3fs_client_numjobs` key.
+    A term that mixes them with run-time values (`len(tokens) > blocks * block_size`) is not decided
+    by the setting, and stays as it is."""
+    fact = passed.graph.functions.get(node, (None, None))[0]
+    if fact is None:
+        return terms
+    params = {name for name, _ in fact.params} - set(fact.rebound) - {"self", "cls"}
+    read = []
+    for term in terms:
+        sources = {name: passed.parameter(node, name) for name in term.names} if term.names and term.names <= params else {}
+        values = {name: source.code for name, source in sources.items() if source is not None}
+        deep = substitute(term.deep, values) if sources and len(values) == len(sources) and not term.pseudo else None
+        read.append(replace(term, deep=deep) if deep else term)
+    return tuple(read)

@@ -484,3 +484,11 @@ def test_a_server_short_of_room_is_not_told_it_restarted(explained):
     assert "asks for more than the server has left" in short.summary
     assert short.fixes[0].text.startswith("Give the server more room, or free some")
     assert "restarted" in explained["Rank {rank} not initialized"].summary
+
+
+def test_a_parameter_every_caller_fills_from_a_setting_is_that_setting(explained):
+    counter = explained["Round robin size must be positive"]
+    assert counter.kind == "configuration"
+    assert counter.fixes[0].setting.endswith("client_numjobs") and counter.fixes[0].carrier == "--kv-transfer-config"
+    mixed = explained["More tokens than the blocks hold"]  # the setting is one factor among run-time values
+    assert mixed.kind == "internal" and "--block-size" not in mixed.summary
