@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from errscan.extract.conditions import Condition, Term, either, free_names
 from errscan.extract.facts import AttributeType, CallFact, ModuleFacts
 from errscan.extract.names import qualify
 from errscan.graph.held import Held
@@ -34,6 +35,9 @@ class Resolver(ClassHierarchy):
         self.made = makings(self)
         self.held = Held(self)  # what untyped attributes hold and unannotated functions give
         self.attribute_made: dict[str, dict[str, tuple[str, ...]]] = defaultdict(dict)  # see `_attribute_types`
+        # class -> attribute -> a class of what it holds -> the condition each value of that class was
+        # chosen under (`AttributeType.condition`; () for one given unconditionally, or declared)
+        self.attribute_chosen: dict[str, dict[str, dict[str, list[Condition]]]] = defaultdict(lambda: defaultdict(dict))
         self.attribute_types = self._attribute_types()
         self.held.gather_elements()
 
@@ -67,6 +71,9 @@ class Resolver(ClassHierarchy):
                 if resolved not in self.index.classes:
                     other.add(key)
                     continue
+                for klass in dict.fromkeys((resolved, *exact)):
+                    if klass:
+                        self.attribute_chosen[key[0]][attr.attribute].setdefault(klass, []).append(attr.condition)
                 types[key[0]].setdefault(attr.attribute, resolved)  # type: ignore[arg-type]
                 if attr.given or attr.from_call and not constructed:
                     other.add(key)
@@ -81,6 +88,32 @@ class Resolver(ClassHierarchy):
             if "" not in classes and not any((sub, attribute) in made for sub in self.subclasses.get(owner, ())):
                 self.attribute_made[owner][attribute] = tuple(sorted(classes))
         return types
+
+    def chosen(self, module: ModuleFacts, scope: str, callee: str, target: str) -> Condition:
+        """What must have held for a call `self.a.m()` (`callee`, or `self.a.b.m`) to run `target`:
+        the condition under which `a` was given an object of a class dispatching `m` there (the
+        method that gave it, `attribute_chosen`), in the form that reads settings rather than that
+        method's locals. () when some value of such a class came unconditionally. A term that
+        reads `self` is kept only where that is the caller's `self` too (`self.a.m()`), and none
+        that reads a name of the caller's parameters, which it would be read as."""
+        head, _, rest = callee.partition(".")
+        *attributes, method = rest.split(".")
+        klass = self._instance_class(module, scope, head) if attributes and head in ("self", "cls") and "[]" not in rest else None
+        owner = self._through(klass, attributes[:-1])[0] if klass else None
+        holder = next((o for o in self.mro(owner) if attributes[-1] in self.attribute_chosen.get(o, {})), None) if owner else None
+        if holder is None:
+            return ()
+        found = [c for k, conditions in self.attribute_chosen[holder][attributes[-1]].items()
+                 if target in (self.dispatch(k, method)[0], *self.dispatch(k, method)[1]) for c in conditions]
+        if not found or () in found:
+            return ()
+        fact = self.functions.get(function_node(module.module, scope), (None, None))[0]
+        foreign = {name for name, _ in fact.params} - {head} if fact else set()
+        if len(attributes) > 1:
+            foreign.add("self")
+        distinct = list(dict.fromkeys(found))
+        terms = distinct[0] if len(distinct) == 1 else (either(distinct),)
+        return tuple(Term(t.deep, t.deep, t.deep, pseudo=t.pseudo) for t in terms if foreign.isdisjoint(free_names(t.deep)))
 
     def _made_by(self, module: ModuleFacts, attr: AttributeType, function: str | None) -> tuple[str, ...]:
         """The classes the calls `attr.type(...)` where `attr` is set get from `function`, under

@@ -421,3 +421,20 @@ def test_a_timer_the_message_shows_or_spells_out_is_the_one_that_ran_out(explain
     assert [f.setting for f in reaped.fixes] == ["kv_connector_extra_config.reap_timeout"]
     waited = explained["Timed out waiting for the peer; adjust with reap_timeout"]
     assert [f.setting for f in waited.fixes] == ["kv_connector_extra_config.reap_timeout"]
+
+
+def test_an_engine_chosen_by_a_key_runs_only_if_the_key_is_on(explained):
+    """tests/fixtures/explain_pkg/vllm/kv/connectors/chosen_engine.py: `use_native` picks the class
+    of `self._engine` in `__init__`; its check is no setting's, but whether it runs is the key's."""
+    chosen = explained["chosen engine retrieved fewer tokens than expected"]
+    assert "errscan traced no setting of yours that decides it other than whether this code runs" in chosen.summary
+    assert chosen.summary.endswith("(this code runs only if `kv_connector_extra_config.use_native` in `--kv-transfer-config` is on).")
+    assert '"use_native": true' in chosen.reproduce
+
+
+def test_a_part_that_only_says_some_item_exists_is_no_clause():
+    # it read "`True` is true" (canonical_mapping.py:364 on vLLM 0.27.1)
+    from errscan.analysis.ways import positive_parts
+
+    assert positive_parts("cfg.on and any(True for r in reqs)") == ["cfg.on"]
+    assert positive_parts("any(isinstance(c, list) and any(True for i in c) for r in reqs)") == ["isinstance(c, list)"]
