@@ -36,7 +36,8 @@ class Resolver(ClassHierarchy):
         self.held = Held(self)  # what untyped attributes hold and unannotated functions give
         self.attribute_made: dict[str, dict[str, tuple[str, ...]]] = defaultdict(dict)  # see `_attribute_types`
         # class -> attribute -> a class of what it holds -> the condition each value of that class was
-        # chosen under (`AttributeType.condition`; () for one given unconditionally, or declared)
+        # chosen under (`AttributeType.condition`; () for one given unconditionally, or declared;
+        # "" for a value that may be of any class of the package, a built object from outside aside)
         self.attribute_chosen: dict[str, dict[str, dict[str, list[Condition]]]] = defaultdict(lambda: defaultdict(dict))
         self.attribute_types = self._attribute_types()
         self.held.gather_elements()
@@ -61,6 +62,7 @@ class Resolver(ClassHierarchy):
                 resolved = self.qualify(module, attr.scope or attr.class_scope, attr.type) if attr.type else None
                 if resolved is None and attr.from_call and attr.type.count(".") == 1 and attr.type.startswith("self."):
                     resolved = self.lookup_method(key[0], attr.type[5:])  # `self.model = self._init_model()`
+                written = resolved
                 constructed = attr.from_call and resolved in self.index.classes
                 exact = () if attr.given or not attr.from_call else (resolved,) if constructed else self._made_by(module, attr, resolved)
                 made[key].update(exact or ("",))  # "": a value of no known class
@@ -70,6 +72,8 @@ class Resolver(ClassHierarchy):
                     resolved = self.returned_class(resolved)
                 if resolved not in self.index.classes:
                     other.add(key)
+                    if not (attr.from_call and written and written.split(".")[0] not in self.index.top_packages):
+                        self.attribute_chosen[key[0]][attr.attribute][""] = [()]  # a value that may be of any class
                     continue
                 for klass in dict.fromkeys((resolved, *exact)):
                     if klass:
@@ -93,17 +97,20 @@ class Resolver(ClassHierarchy):
         """What must have held for a call `self.a.m()` (`callee`, or `self.a.b.m`) to run `target`:
         the condition under which `a` was given an object of a class dispatching `m` there (the
         method that gave it, `attribute_chosen`), in the form that reads settings rather than that
-        method's locals. () when some value of such a class came unconditionally. A term that
+        method's locals. () when some value of such a class came unconditionally, or a value of a
+        class not known (its class, a base or a subclass may give it one). A term that
         reads `self` is kept only where that is the caller's `self` too (`self.a.m()`), and none
         that reads a name of the caller's parameters, which it would be read as."""
         head, _, rest = callee.partition(".")
         *attributes, method = rest.split(".")
         klass = self._instance_class(module, scope, head) if attributes and head in ("self", "cls") and "[]" not in rest else None
         owner = self._through(klass, attributes[:-1])[0] if klass else None
-        holder = next((o for o in self.mro(owner) if attributes[-1] in self.attribute_chosen.get(o, {})), None) if owner else None
-        if holder is None:
+        # what the object's class, its bases and its subclasses give the attribute (each may be the object's)
+        related = [*self.mro(owner), *self.subclasses.get(owner, ())] if owner else []
+        chosen = [item for o in related for item in self.attribute_chosen.get(o, {}).get(attributes[-1], {}).items()]
+        if not chosen or any(k == "" for k, _ in chosen):
             return ()
-        found = [c for k, conditions in self.attribute_chosen[holder][attributes[-1]].items()
+        found = [c for k, conditions in chosen
                  if target in (self.dispatch(k, method)[0], *self.dispatch(k, method)[1]) for c in conditions]
         if not found or () in found:
             return ()
