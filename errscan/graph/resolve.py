@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from errscan.extract.conditions import Condition, Term, either, free_names
+from errscan.extract.conditions import Condition, Term, free_names
 from errscan.extract.facts import AttributeType, CallFact, ModuleFacts
 from errscan.extract.names import qualify
 from errscan.graph.held import Held
@@ -97,8 +97,9 @@ class Resolver(ClassHierarchy):
         """What must have held for a call `self.a.m()` (`callee`, or `self.a.b.m`) to run `target`:
         the condition under which `a` was given an object of a class dispatching `m` there (the
         method that gave it, `attribute_chosen`), in the form that reads settings rather than that
-        method's locals. () when some value of such a class came unconditionally, or a value of a
-        class not known (its class, a base or a subclass may give it one). A term that
+        method's locals. () when some value of such a class came unconditionally or under another
+        condition (what two methods test is no one reader's condition), or a value of a class not
+        known (its class, a base or a subclass may give it one). A term that
         reads `self` is kept only where that is the caller's `self` too (`self.a.m()`), and none
         that reads a name of the caller's parameters, which it would be read as."""
         head, _, rest = callee.partition(".")
@@ -112,15 +113,13 @@ class Resolver(ClassHierarchy):
             return ()
         found = [c for k, conditions in chosen
                  if target in (self.dispatch(k, method)[0], *self.dispatch(k, method)[1]) for c in conditions]
-        if not found or () in found:
+        if not found or () in found or len(set(found)) > 1:
             return ()
         fact = self.functions.get(function_node(module.module, scope), (None, None))[0]
         foreign = {name for name, _ in fact.params} - {head} if fact else set()
         if len(attributes) > 1:
             foreign.add("self")
-        distinct = list(dict.fromkeys(found))
-        terms = distinct[0] if len(distinct) == 1 else (either(distinct),)
-        return tuple(Term(t.deep, t.deep, t.deep, pseudo=t.pseudo) for t in terms if foreign.isdisjoint(free_names(t.deep)))
+        return tuple(Term(t.deep, t.deep, t.deep, pseudo=t.pseudo) for t in found[0] if foreign.isdisjoint(free_names(t.deep)))
 
     def _made_by(self, module: ModuleFacts, attr: AttributeType, function: str | None) -> tuple[str, ...]:
         """The classes the calls `attr.type(...)` where `attr` is set get from `function`, under

@@ -190,4 +190,5 @@ def test_no_condition_where_another_value_may_be_of_the_class():
     graph = graph_of("chosen_receiver")
     assert _conditions(graph, "Handed.load", "Native.load") == {None}  # a parameter's value may be a `Native`
     assert _conditions(graph, "Sometimes.load", "Native.load") == {None}  # `Always` gives one unconditionally
+    assert _conditions(graph, "Twice.load", "Native.load") == {None}
     assert _conditions(graph, "Branched.load", "Native.load") == {"not config.remote"}
