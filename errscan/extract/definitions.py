@@ -10,7 +10,7 @@ from typing import Container
 from errscan.extract.astutil import (
     binding_counts, bindings_of, bound_names, constant_text, dotted, rebound_parameters, strip_call, strip_optional,
 )
-from errscan.extract.conditions import Condition, unparse
+from errscan.extract.conditions import Condition, free_names, unparse
 from errscan.extract.facts import AttributeDefault, AttributeRead, AttributeType, CallFact, ClassFact, FieldFact, FunctionFact
 from errscan.extract.holders import dotted_defaults, flat
 from errscan.extract.names import resolve_relative
@@ -29,6 +29,7 @@ class Frame:
     # A local or `self.x` that holds what a call of a dotted name (`IOEngine(...)`) gave it, on
     # the straight-line way from that assignment to here: the callee (`collect.block` keeps it).
     built: dict[str, str] = field(default_factory=dict)
+    arguments: frozenset[str] = frozenset()  # every parameter's name
 
 
 class DefinitionWalk:
@@ -69,7 +70,8 @@ class DefinitionWalk:
         saved, saved_depth, saved_changes, saved_assigned = self.frame, (self.loop_depth, self.in_try), self.changes, self.assigned
         # A parameter whose default is a name (`layer_type=Block`) holds it unless the caller says otherwise.
         defaults = {p: [(d, ())] for p, d in dotted_defaults(node.args).items()}
-        self.frame, self.loop_depth, self.in_try = Frame(scope, *bound, {p: a for p, a in params if a}, defaults), 0, 0
+        self.frame, self.loop_depth, self.in_try = Frame(scope, *bound, {p: a for p, a in params if a}, defaults,
+                                                                 arguments=frozenset(p for p, _ in params)), 0, 0
         self.changes, self.assigned, saved_top, self.top_body = [], set(), (self.top_body, self.top_terms), node.body
         self.block(node.body, (), {}, ())
         self.frame, (self.loop_depth, self.in_try), self.changes, self.assigned = saved, saved_depth, saved_changes, saved_assigned
@@ -166,12 +168,14 @@ class DefinitionWalk:
     def chosen_under(self, terms: Condition) -> Condition:
         """Of the terms a value is made under, those that chose it: not what holds at the statement
         of the method's own body it is part of (an earlier `assert`, a guard that returned), nor
-        what a loop quantifies (it tells nothing of the one value the attribute keeps)."""
+        what a loop quantifies (it tells nothing of the one value the attribute keeps), nor one that
+        reads a local its deep form could not replace (bound twice): it means nothing elsewhere."""
         chosen: list = []
         for term in terms:
             if term.loop:
                 break
-            if term not in self.top_terms and term not in chosen:
+            local = any(n in self.frame.bound and n not in self.frame.arguments for n in free_names(term.deep))
+            if term not in self.top_terms and term not in chosen and not local:
                 chosen.append(term)
         return tuple(chosen)
 

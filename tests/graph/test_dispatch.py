@@ -184,6 +184,7 @@ def test_a_call_on_an_attribute_whose_class_was_chosen_under_a_condition_carries
     assert _conditions(graph, "Expression.load", "Remote.load") == {"not fast"}
     assert _conditions(graph, "Expression.reload", "Native.load") == {None}  # its own `fast` is another
     assert _conditions(graph, "Guarded.load", "Native.load") == {None}  # a guard that returned chose nothing
+    assert _conditions(graph, "Rebound.load", "Native.load") == {None}  # `mode == 'native'` reads a local of `__init__`
 
 
 def test_no_condition_where_another_value_may_be_of_the_class():
