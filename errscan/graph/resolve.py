@@ -40,6 +40,9 @@ class Resolver(ClassHierarchy):
         # "" for a value that may be of any class of the package, a built object from outside aside)
         self.attribute_chosen: dict[str, dict[str, dict[str, list[Condition]]]] = defaultdict(lambda: defaultdict(dict))
         self.attribute_types = self._attribute_types()
+        # attributes some code sets on an object other than its own (`worker.engine = ...`)
+        self._set_from_outside = frozenset(s.attribute for m in index.modules.values() for s in m.attribute_stores
+                                           if s.receiver not in ("self", "cls"))
         self.held.gather_elements()
 
     def _attribute_types(self) -> dict[str, dict[str, str]]:
@@ -70,12 +73,13 @@ class Resolver(ClassHierarchy):
                     built[key].add(resolved)  # type: ignore[arg-type]
                 elif attr.from_call:
                     resolved = self.returned_class(resolved)
+                value = attr.from_call or attr.given or not attr.type  # an annotation alone gives it none
                 if resolved not in self.index.classes:
                     other.add(key)
-                    if not (attr.from_call and written and written.split(".")[0] not in self.index.top_packages):
+                    if value and not (attr.from_call and written and written.split(".")[0] not in self.index.top_packages):
                         self.attribute_chosen[key[0]][attr.attribute][""] = [()]  # a value that may be of any class
                     continue
-                for klass in dict.fromkeys((resolved, *exact)):
+                for klass in dict.fromkeys((resolved, *exact)) if value else ():
                     if klass:
                         self.attribute_chosen[key[0]][attr.attribute].setdefault(klass, []).append(attr.condition)
                 types[key[0]].setdefault(attr.attribute, resolved)  # type: ignore[arg-type]
@@ -99,7 +103,7 @@ class Resolver(ClassHierarchy):
         method that gave it, `attribute_chosen`), in the form that reads settings rather than that
         method's locals. () when some value of such a class came unconditionally or under another
         condition (what two methods test is no one reader's condition), or a value of a class not
-        known (its class, a base or a subclass may give it one). A term that
+        known (its class, a base or a subclass may give it one), or set from outside the object. A term that
         reads `self` is kept only where that is the caller's `self` too (`self.a.m()`), and none
         that reads a name of the caller's parameters, which it would be read as."""
         head, _, rest = callee.partition(".")
@@ -107,7 +111,7 @@ class Resolver(ClassHierarchy):
         klass = self._instance_class(module, scope, head) if attributes and head in ("self", "cls") and "[]" not in rest else None
         owner = self._through(klass, attributes[:-1])[0] if klass else None
         # what the object's class, its bases and its subclasses give the attribute (each may be the object's)
-        related = [*self.mro(owner), *self.subclasses.get(owner, ())] if owner else []
+        related = [*self.mro(owner), *self.subclasses.get(owner, ())] if owner and attributes[-1] not in self._set_from_outside else []
         chosen = [item for o in related for item in self.attribute_chosen.get(o, {}).get(attributes[-1], {}).items()]
         if not chosen or any(k == "" for k, _ in chosen):
             return ()
