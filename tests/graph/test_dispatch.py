@@ -193,5 +193,4 @@ def test_no_condition_where_another_value_may_be_of_the_class():
     assert _conditions(graph, "Sometimes.load", "Native.load") == {None}  # `Always` gives one unconditionally
     assert _conditions(graph, "Twice.load", "Native.load") == {None}
     assert _conditions(graph, "Reset.load", "Native.load") == {None}
-    assert _conditions(graph, "Declared.load", "Native.load") == {"config.native"}  # its annotation is no value
     assert _conditions(graph, "Branched.load", "Native.load") == {"not config.remote"}
