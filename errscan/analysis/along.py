@@ -26,7 +26,7 @@ from errscan.analysis.helpers import _BUILTINS
 from errscan.analysis.search import FoundChain, call_place, own_condition
 from errscan.analysis.solver import satisfiable
 from errscan.extract.astutil import UNKNOWN_ARGUMENT
-from errscan.extract.conditions import parse_expression
+from errscan.extract.conditions import free_names, parse_expression
 from errscan.extract.unparse import fast_unparse
 from errscan.graph.calls import CallGraph, CallSite
 
@@ -115,7 +115,7 @@ class Along:
         moved = []
         for check, made in checks:
             for part in _conjuncts(_renamed(check, mapping)):
-                if _names(part) <= params | self.graph.index.top_packages | _BUILTINS:
+                if free_names(part) <= params | self.graph.index.top_packages | _BUILTINS:
                     moved.append((part, made))
         return tuple(dict.fromkeys(moved))
 
@@ -250,17 +250,6 @@ def _conjuncts(code: str) -> tuple[str, ...]:
     if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And):
         return tuple(part for value in tree.values for part in _conjuncts(fast_unparse(value)))
     return (code,)
-
-
-@lru_cache(maxsize=1 << 14)
-def _names(code: str) -> frozenset[str]:
-    """The free names `code` reads (those a comprehension or lambda binds left out)."""
-    tree = parse_expression(code)
-    if tree is None:
-        return frozenset({"<unparsed>"})
-    bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    bound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.Lambda) for a in n.args.args}
-    return frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id not in bound)
 
 
 @lru_cache(maxsize=1 << 12)

@@ -70,6 +70,8 @@ class Explainer:
         ways = self.settings.ways(error, own, contributions, class_settings)
         when, where = self._phase(found, error)
         path_words, path_way = self._path_words(found, class_settings)
+        # a setting the way in needs decides whether the error can fire at all: "no setting" is said of the rest
+        besides = _BESIDES if path_words else ""
         subject = advice_subject(error, self.profile.title or self.profile.name)
         local = render(own, "deep")
         if local and satisfiable(local, *earlier) is False:
@@ -105,7 +107,7 @@ class Explainer:
         if outside_of_state is not None:
             kind, summary, told_fix = outside_of_state
         else:
-            summary = self._summary(error, kind, ways, fixes, subject, when, class_settings, own, module)
+            summary = self._summary(error, kind, ways, fixes, subject, when, class_settings, own, module, besides)
         if path_words:
             summary = f"{summary[:-1]} (this code runs only if {path_words})."
         check = None
@@ -122,19 +124,19 @@ class Explainer:
             used = self._pointers(read_here(class_settings, error, module), facet, path_way) if facet == "peer" else held
             pointers = [] if sent else used if held else self._pointers(plugin_settings or {}, facet, None)
             if sent and facet == "value":  # the value came with the request: nothing the user set
-                summary = summary.replace(_UNDECIDED, f"; the request's `{sent}` carries the values it reads")
+                summary = summary.replace(_UNDECIDED + besides, f"; the request's `{sent}` carries the values it reads")
                 advice = (f"Check what the request's `{sent}` carries (the client or the proxy sends it): it must have "
                           "the values the message names, in that form.")
                 pointed = ()
             elif sent:  # the peer's address came with the request: the instance's own address settings are not it
-                summary = summary.replace(_UNDECIDED, f"; the other side is the one the request's `{sent}` names")
+                summary = summary.replace(_UNDECIDED + besides, f"; the other side is the one the request's `{sent}` names")
                 pointed = (Fix(sent, None, f"The other instance is named in the request's `{sent}` (sent by the client "
                                            "or the proxy): check that it carries a reachable address and port."),)
             else:
                 pointed = pointer_fix(pointers, facet, keys_passed(found, module) if facet == "value" else [], self.profile.relays)
             if pointers:  # the address, path or file the user gives is what to check: a setting of theirs
                 given = " and ".join(f"`{s.name}`" for s in pointers)
-                summary = summary.replace(_UNDECIDED, f"; what you give in {given} is part of it")
+                summary = summary.replace(_UNDECIDED + besides, f"; what you give in {given} is part of it")
             thirds = {relay(s, self.profile.relays) for s in pointers} if facet == "peer" else set()
             if len(thirds) == 1 and None not in thirds:  # only a proxy's address is involved, not the other instance
                 advice = f"Look at {thirds.pop()}'s log for the error on its side, and check that it is running."
@@ -318,8 +320,9 @@ class Explainer:
 
     def _summary(
         self, error: ErrorSite, kind: str, ways: list[Way], fixes: tuple[Fix, ...], subject: str, when: str | None,
-        class_settings: dict[str, list[str]], own: Condition, module: ModuleFacts | None = None,
+        class_settings: dict[str, list[str]], own: Condition, module: ModuleFacts | None = None, besides: str = "",
     ) -> str:
+        """`besides`: what a setting decides that the summary's "no setting" leaves aside."""
         timing = _timing(when)
         words = [self._words(way, class_settings) for way in ways]
         if kind == "configuration":
@@ -336,7 +339,7 @@ class Explainer:
             return f"{subject} {verb(error, subject)} this{timing}; {', '.join(dict.fromkeys(named)) or 'the model'} decides whether it does."
         if kind == "environment":
             what, _, _ = outside(error, own, self.profile, module, self._files(error, own, module))
-            return f"{subject} reports this{timing} when {what}{_UNDECIDED}."
+            return f"{subject} reports this{timing} when {what}{_UNDECIDED}{besides}."
         if kind == "usage":
             return f"{subject} refuses a request with this error{timing}: the request itself is at fault."
         known = [w for w in words if w]
@@ -347,7 +350,7 @@ class Explainer:
             told = (f"{subject} {verb(error, subject)} this{timing} and carries on" if error.kind == "log"
                     else f"{subject} refuses a setup it does not support")  # a log site refuses nothing
             return (f"{told}: the message says {refused}. No setting that "
-                    f"decides it could be traced in the code, so the message is the guide.{case}")
+                    f"decides it{f',{besides},' if besides else ''} could be traced in the code, so the message is the guide.{case}")
         if error.exception.rsplit(".", 1)[-1] == "NotImplementedError" and not own and "." in error.function:
             # the call graph reaches the base version through the plugin's calls; whether the plugin's own
             # class overrides it is not known here, so the page says what it would mean, not that it is so
@@ -357,7 +360,7 @@ class Explainer:
         now = "" if timing == " in a background thread" else timing  # a thread's own timing is on the When line
         # Finding no setting is a fact about what the analysis traced, not about vLLM: a log or a raise
         # may still come from the environment or a peer, so only a failed assert is called a likely bug.
-        untraced = "errscan traced no setting of yours that decides it"
+        untraced = f"errscan traced no setting of yours that decides it{besides}"
         if error.kind == "assert":
             return (f"An internal consistency check of {subject} fails{now}: {project}'s own state is not what this "
                     f"code expects; {untraced}, so unless the message points to your setup or environment, it is "
@@ -408,6 +411,7 @@ def _same_start(one: str, other: str) -> bool:
 
 
 _UNDECIDED = "; no setting of yours decides it"
+_BESIDES = " other than whether this code runs"
 _PEERS = re.compile(r"\b(remote|local|prefill|decode)\b", re.IGNORECASE)
 _NOTICES = frozenset({"debug", "info", "warning"})  # levels at which a log reports and the code goes on as planned
 

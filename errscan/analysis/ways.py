@@ -39,15 +39,30 @@ def for_part(way: Way) -> str:
 
 
 def positive_parts(condition: str) -> list[str]:
-    """The `and` parts of a condition, quantifiers opened: what must hold, never what must not."""
+    """The `and` parts of a condition, quantifiers opened: what must hold, never what must not
+    (a part that always holds once opened is none)."""
     found = []
     for part in conjuncts(condition):
         tree = parse_expression(part)
-        while isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id == "any" and tree.args \
-                and isinstance(tree.args[0], ast.GeneratorExp):
-            tree = tree.args[0].elt
+        if tree is None:
+            continue
+        tree = _opened(tree)
         if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And):
-            found += [fast_unparse(v) for v in tree.values]
-        elif tree is not None:
+            found += [fast_unparse(v) for v in tree.values if not _vacuous(v)]
+        elif not _vacuous(tree):
             found.append(fast_unparse(tree))
     return found
+
+
+def _opened(tree: ast.expr) -> ast.expr:
+    """`any(<elt> for ...)`, nested too, opened to what must hold of some item: `<elt>`."""
+    while isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id == "any" and tree.args \
+            and isinstance(tree.args[0], ast.GeneratorExp):
+        tree = tree.args[0].elt
+    return tree
+
+
+def _vacuous(tree: ast.expr) -> bool:
+    """A part that says only that some item exists (`any(True for r in rs)`), in no words of its own."""
+    opened = _opened(tree)
+    return isinstance(opened, ast.Constant) and bool(opened.value)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from errscan.extract.astutil import argument_text, dotted
-from errscan.extract.conditions import Condition, render, unparse
+from errscan.extract.conditions import Condition, Env, conjuncts, make_term, negate, render, unparse
 from errscan.extract.dataflow import mutated_by_call
 from errscan.extract.facts import AppendFact, AttributeStore, CallFact
 from errscan.extract.holders import held, iterated
@@ -152,8 +152,9 @@ class CallWalk:
             made = self.frame.built.get(name) if name else None
         return f"{made}(...)" if made else argument_text(node)
 
-    def alias(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition) -> None:
-        """`cls = module.Impl`: remember what a later `cls(...)` may call, and when."""
+    def alias(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition, env: Env) -> None:
+        """`cls = module.Impl` (or `cls = A if c else B`): remember what a later `cls(...)` may
+        call, and when."""
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         if self.scopes.at_module or len(targets) != 1 or not isinstance(targets[0], ast.Name) or stmt.value is None:
             return
@@ -166,6 +167,11 @@ class CallWalk:
             choices = [(text + "()" if text else None, when) for text, when in self.expand(dotted(value.func), terms)]
         elif isinstance(value, ast.Subscript) and isinstance(value.value, (ast.Name, ast.Attribute)) and dotted(value.value):
             choices = [(text + "[]" if text else None, when) for text, when in self.expand(dotted(value.value), terms)]
+        elif isinstance(value, ast.IfExp) and all(type(v) in (ast.Name, ast.Attribute) and dotted(v) for v in (value.body, value.orelse)):
+            choices = [
+                *self.expand(dotted(value.body), terms + tuple(make_term(c, env) for c in conjuncts(value.test))),
+                *self.expand(dotted(value.orelse), terms + tuple(make_term(c, env) for c in conjuncts(negate(value.test)))),
+            ]
         else:
             choices = [(None, terms)]
         self.frame.aliases.setdefault(targets[0].id, []).extend(choices)
@@ -197,7 +203,7 @@ class CallWalk:
         known = self.frame.aliases.get(head)
         if not known:
             return [(name, terms)]
-        return [(None if base is None else base + dot + rest, when + terms) for base, when in known]
+        return [(None if base is None else base + dot + rest, when + tuple(t for t in terms if t not in when)) for base, when in known]
 
 
 def _callee_text(func: ast.expr) -> str | None:

@@ -77,6 +77,7 @@ class FactCollector(DefinitionWalk, CallWalk):
         self.in_lambda = 0  # lambda bodies around the expression being read (`expressions`)
         self.in_try = 0  # `try` bodies with handlers around the statement being read
         self.top_body: list[ast.stmt] | None = None  # the statements of the function being read, not nested
+        self.top_terms: Condition = ()  # what holds at the statement of `top_body` being read
 
     def collect(self, tree: ast.Module, names: tuple[frozenset[str], frozenset[str]] | None = None) -> ModuleFacts:
         """The module's facts; `names` are its `bindings` when the caller has them already."""
@@ -120,6 +121,8 @@ class FactCollector(DefinitionWalk, CallWalk):
         outer = dict(self.frame.built)  # what this block builds holds only in it
         for position, stmt in enumerate(body):
             mark = len(changes)
+            if body is self.top_body:
+                self.top_terms = terms
             self.statement(stmt, terms, env, partial)
             kind = type(stmt)
             if position + 1 < len(body) and (first := first_call(stmt, body[position + 1])):
@@ -251,11 +254,11 @@ class FactCollector(DefinitionWalk, CallWalk):
             code = render(terms, "deep")
             self.imported += [(target, code) for target in self.loaded(stmt)]
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-            self.assignment(stmt)
+            self.assignment(stmt, terms)
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             if not self.scopes.at_module and len(targets) == 1 and isinstance(targets[0], ast.Name) and stmt.value is not None:
                 self.local_values.setdefault((self.frame.scope, targets[0].id), []).append(stmt.value)
-            self.alias(stmt, terms)
+            self.alias(stmt, terms, env)
             if terms and self.class_stack:
                 self.default(stmt, terms)
         self.expressions([stmt], terms)

@@ -105,6 +105,17 @@ def guarded_statements(code: str) -> list[ast.expr]:
     return tree.args[1:]
 
 
+@lru_cache(maxsize=1 << 14)
+def free_names(code: str) -> frozenset[str]:
+    """The free names `code` reads (those a comprehension or lambda binds left out)."""
+    tree = parse_expression(code)
+    if tree is None:
+        return frozenset({"<unparsed>"})
+    bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.Lambda) for a in n.args.args}
+    return frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id not in bound)
+
+
 @lru_cache(maxsize=1 << 16)
 def _wrap(text: str) -> str:
     """Parenthesize an `or`/`if-else`/lambda so it stays one operand of `and`."""

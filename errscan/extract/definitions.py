@@ -10,7 +10,7 @@ from typing import Container
 from errscan.extract.astutil import (
     binding_counts, bindings_of, bound_names, constant_text, dotted, rebound_parameters, strip_call, strip_optional,
 )
-from errscan.extract.conditions import Condition, unparse
+from errscan.extract.conditions import Condition, free_names, unparse
 from errscan.extract.facts import AttributeDefault, AttributeRead, AttributeType, CallFact, ClassFact, FieldFact, FunctionFact
 from errscan.extract.holders import dotted_defaults, flat
 from errscan.extract.names import resolve_relative
@@ -29,6 +29,7 @@ class Frame:
     # A local or `self.x` that holds what a call of a dotted name (`IOEngine(...)`) gave it, on
     # the straight-line way from that assignment to here: the callee (`collect.block` keeps it).
     built: dict[str, str] = field(default_factory=dict)
+    arguments: frozenset[str] = frozenset()  # every parameter's name
 
 
 class DefinitionWalk:
@@ -69,11 +70,12 @@ class DefinitionWalk:
         saved, saved_depth, saved_changes, saved_assigned = self.frame, (self.loop_depth, self.in_try), self.changes, self.assigned
         # A parameter whose default is a name (`layer_type=Block`) holds it unless the caller says otherwise.
         defaults = {p: [(d, ())] for p, d in dotted_defaults(node.args).items()}
-        self.frame, self.loop_depth, self.in_try = Frame(scope, *bound, {p: a for p, a in params if a}, defaults), 0, 0
-        self.changes, self.assigned, saved_top, self.top_body = [], set(), self.top_body, node.body
+        self.frame, self.loop_depth, self.in_try = Frame(scope, *bound, {p: a for p, a in params if a}, defaults,
+                                                                 arguments=frozenset(p for p, _ in params)), 0, 0
+        self.changes, self.assigned, saved_top, self.top_body = [], set(), (self.top_body, self.top_terms), node.body
         self.block(node.body, (), {}, ())
         self.frame, (self.loop_depth, self.in_try), self.changes, self.assigned = saved, saved_depth, saved_changes, saved_assigned
-        self.top_body = saved_top
+        self.top_body, self.top_terms = saved_top
 
     def klass(self, node: ast.ClassDef) -> None:
         if self.scopes.at_module:
@@ -113,7 +115,8 @@ class DefinitionWalk:
         self.class_stack.pop()
         self.scopes.pop()
 
-    def assignment(self, stmt: ast.Assign | ast.AnnAssign) -> None:
+    def assignment(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition) -> None:
+        """Tables, module values and what `self.x` is given; `terms` hold where the statement runs."""
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         if len(targets) == 1 and isinstance(targets[0], ast.Name) and stmt.value is not None:
             table = table_of(self.frame.scope, targets[0].id, stmt.value)
@@ -144,9 +147,10 @@ class DefinitionWalk:
                 if typed:
                     self.attribute_types.append(AttributeType(klass, target.attr, typed, False, self.frame.scope))
                 if isinstance(stmt.value, ast.Call) and dotted(stmt.value.func):
-                    for made, _ in self.expand(dotted(stmt.value.func), ()):
-                        # `cls = pick(); self.x = cls(...)` types x by each choice
-                        self.attribute_types.append(AttributeType(klass, target.attr, made or "", bool(made), self.frame.scope))
+                    for made, when in self.expand(dotted(stmt.value.func), terms):
+                        # `cls = pick(); self.x = cls(...)` types x by each choice, under its condition
+                        self.attribute_types.append(AttributeType(klass, target.attr, made or "", bool(made), self.frame.scope,
+                                                                  condition=self.chosen_under(when)))
                 elif stmt.value is not None and _is_none(stmt.value):  # no object: what dispatches on x is the rest
                     self.attribute_types.append(AttributeType(klass, target.attr, "None", False, self.frame.scope))
                 elif not typed and isinstance(stmt.value, ast.Name) and stmt.value.id in self.frame.params:
@@ -162,6 +166,20 @@ class DefinitionWalk:
         attributes = [t.attr for t in flat(targets) if _self_attribute(t)]
         for made in self.held(stmt.value) if attributes and stmt.value is not None else ():
             self.attribute_types.extend(AttributeType(klass, a, made, True, self.frame.scope, element=True) for a in attributes)
+
+    def chosen_under(self, terms: Condition) -> Condition:
+        """Of the terms a value is made under, those that chose it: not what holds at the statement
+        of the method's own body it is part of (an earlier `assert`, a guard that returned), nor
+        what a loop quantifies (it tells nothing of the one value the attribute keeps), nor one that
+        reads a local its deep form could not replace (bound twice): it means nothing elsewhere."""
+        chosen: list = []
+        for term in terms:
+            if term.loop:
+                break
+            local = any(n in self.frame.bound and n not in self.frame.arguments for n in free_names(term.deep))
+            if term not in self.top_terms and term not in chosen and not local:
+                chosen.append(term)
+        return tuple(chosen)
 
     def default(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition) -> None:
         """`self.x = ...` (or `self.a.x = ...`) under a test of that very attribute: an `AttributeDefault`."""

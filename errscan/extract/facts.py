@@ -102,6 +102,9 @@ class AttributeType:
     # comprehension or a lambda, or `type` is a factory function handed along: the attribute holds
     # a container (`nn.ModuleList`, `make_layers(...)`) of such objects, its elements.
     element: bool = False
+    # What chose this class for it beyond what holds at that point of the method's own body: the
+    # test a local alias was bound under (`if native: cls = Native`), an `if` around the assignment.
+    condition: Condition = ()
 
 
 @dataclass(frozen=True)

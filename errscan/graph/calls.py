@@ -84,14 +84,14 @@ class CallGraph(Resolver):
             # unless it goes to a runner that calls the object itself (`cute.compile(kernel)`).
             value = call.kind == "reference" and runner != "trace"
             resolved = [
-                (self._past_binding(module, call, text, self.resolve_callee(module, call.caller, text, "alias")), when)
+                (self._past_binding(module, call, text, self.resolve_callee(module, call.caller, text, "alias")), when, text)
                 for text, when in call.aliases
                 if text is not None and not (value and text.endswith(("()", "[]")))
             ]
         else:
-            resolved = [(self.resolve(module, call), ())]
-        known = [targets for targets, _ in resolved if targets is not None]
-        if known and all(targets is not None for targets, _ in resolved) and call.kind == "call":
+            resolved = [(self.resolve(module, call), (), call.callee)]
+        known = [targets for targets, _, _ in resolved if targets is not None]
+        if known and all(targets is not None for targets, _, _ in resolved) and call.kind == "call":
             self.resolved_names[call.callee.rsplit(".", 1)[-1]] += 1
         if not any(known):
             if not known and call.kind != "reference":  # ([]: the call leaves the package)
@@ -103,18 +103,19 @@ class CallGraph(Resolver):
             # property passed along is its value (its read is an edge of its own).
             runs = runner if runner in ("thread", "process", "executor", "trace") else "callback"
             resolved = [
-                ([(t, runs) for t, how in targets or () if self._passable(t, how)], when)
-                for targets, when in resolved
+                ([(t, runs) for t, how in targets or () if self._passable(t, how)], when, text)
+                for targets, when, text in resolved
             ]
         elif runner == "task":  # `asyncio.create_task(self.work())`: the coroutine runs as a task
-            resolved = [([(t, "task") for t, _ in targets or ()], when) for targets, when in resolved]
+            resolved = [([(t, "task") for t, _ in targets or ()], when, text) for targets, when, text in resolved]
         receiver = None
-        for targets, when in resolved:
+        for targets, when, text in resolved:
             for callee, how in targets or ():
                 receiver = receiver or self.receiver_kind(module, call.caller, call.callee, bool(call.aliases), callee, how)
-                # what the alias was bound under, then the call's own terms it does not repeat
-                site = CallSite(self.paths[module.module], call.line, when + tuple(t for t in call.condition if t not in when),
-                                how, receiver, call)
+                # what the alias was bound under, the call's own terms, and what chose the class of
+                # the attribute it is made on, each term once
+                terms = dict.fromkeys((*when, *call.condition, *self.chosen(module, call.caller, text, callee)))
+                site = CallSite(self.paths[module.module], call.line, tuple(terms), how, receiver, call)
                 self.add_edge(caller, callee, site)
 
     def _past_binding(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from errscan.extract.conditions import Condition, Term, free_names
 from errscan.extract.facts import AttributeType, CallFact, ModuleFacts
 from errscan.extract.names import qualify
 from errscan.graph.held import Held
@@ -34,7 +35,14 @@ class Resolver(ClassHierarchy):
         self.made = makings(self)
         self.held = Held(self)  # what untyped attributes hold and unannotated functions give
         self.attribute_made: dict[str, dict[str, tuple[str, ...]]] = defaultdict(dict)  # see `_attribute_types`
+        # class -> attribute -> a class of what it holds -> the condition each value of that class was
+        # chosen under (`AttributeType.condition`; () for one given unconditionally, or declared;
+        # "" for a value that may be of any class of the package, a built object from outside aside)
+        self.attribute_chosen: dict[str, dict[str, dict[str, list[Condition]]]] = defaultdict(lambda: defaultdict(dict))
         self.attribute_types = self._attribute_types()
+        # attributes some code sets on an object other than its own (`worker.engine = ...`)
+        self._set_from_outside = frozenset(s.attribute for m in index.modules.values() for s in m.attribute_stores
+                                           if s.receiver not in ("self", "cls"))
         self.held.gather_elements()
 
     def _attribute_types(self) -> dict[str, dict[str, str]]:
@@ -57,6 +65,7 @@ class Resolver(ClassHierarchy):
                 resolved = self.qualify(module, attr.scope or attr.class_scope, attr.type) if attr.type else None
                 if resolved is None and attr.from_call and attr.type.count(".") == 1 and attr.type.startswith("self."):
                     resolved = self.lookup_method(key[0], attr.type[5:])  # `self.model = self._init_model()`
+                written = resolved
                 constructed = attr.from_call and resolved in self.index.classes
                 exact = () if attr.given or not attr.from_call else (resolved,) if constructed else self._made_by(module, attr, resolved)
                 made[key].update(exact or ("",))  # "": a value of no known class
@@ -64,9 +73,15 @@ class Resolver(ClassHierarchy):
                     built[key].add(resolved)  # type: ignore[arg-type]
                 elif attr.from_call:
                     resolved = self.returned_class(resolved)
+                value = attr.from_call or attr.given or not attr.type  # an annotation alone gives it none
                 if resolved not in self.index.classes:
                     other.add(key)
+                    if value and not (attr.from_call and written and written.split(".")[0] not in self.index.top_packages):
+                        self.attribute_chosen[key[0]][attr.attribute][""] = [()]  # a value that may be of any class
                     continue
+                for klass in dict.fromkeys((resolved, *exact)) if value else ():
+                    if klass:
+                        self.attribute_chosen[key[0]][attr.attribute].setdefault(klass, []).append(attr.condition)
                 types[key[0]].setdefault(attr.attribute, resolved)  # type: ignore[arg-type]
                 if attr.given or attr.from_call and not constructed:
                     other.add(key)
@@ -81,6 +96,34 @@ class Resolver(ClassHierarchy):
             if "" not in classes and not any((sub, attribute) in made for sub in self.subclasses.get(owner, ())):
                 self.attribute_made[owner][attribute] = tuple(sorted(classes))
         return types
+
+    def chosen(self, module: ModuleFacts, scope: str, callee: str, target: str) -> Condition:
+        """What must have held for a call `self.a.m()` (`callee`, or `self.a.b.m`) to run `target`:
+        the condition under which `a` was given an object of a class dispatching `m` there (the
+        method that gave it, `attribute_chosen`), in the form that reads settings rather than that
+        method's locals. () when some value of such a class came unconditionally or under another
+        condition (what two methods test is no one reader's condition), or a value of a class not
+        known (its class, a base or a subclass may give it one), or set from outside the object. A term that
+        reads `self` is kept only where that is the caller's `self` too (`self.a.m()`), and none
+        that reads a name of the caller's parameters, which it would be read as."""
+        head, _, rest = callee.partition(".")
+        *attributes, method = rest.split(".")
+        klass = self._instance_class(module, scope, head) if attributes and head in ("self", "cls") and "[]" not in rest else None
+        owner = self._through(klass, attributes[:-1])[0] if klass else None
+        # what the object's class, its bases and its subclasses give the attribute (each may be the object's)
+        related = [*self.mro(owner), *self.subclasses.get(owner, ())] if owner and attributes[-1] not in self._set_from_outside else []
+        chosen = [item for o in related for item in self.attribute_chosen.get(o, {}).get(attributes[-1], {}).items()]
+        if not chosen or any(k == "" for k, _ in chosen):
+            return ()
+        found = [c for k, conditions in chosen
+                 if target in (self.dispatch(k, method)[0], *self.dispatch(k, method)[1]) for c in conditions]
+        if not found or () in found or len(set(found)) > 1:
+            return ()
+        fact = self.functions.get(function_node(module.module, scope), (None, None))[0]
+        foreign = {name for name, _ in fact.params} - {head} if fact else set()
+        if len(attributes) > 1:
+            foreign.add("self")
+        return tuple(Term(t.deep, t.deep, t.deep, pseudo=t.pseudo) for t in found[0] if foreign.isdisjoint(free_names(t.deep)))
 
     def _made_by(self, module: ModuleFacts, attr: AttributeType, function: str | None) -> tuple[str, ...]:
         """The classes the calls `attr.type(...)` where `attr` is set get from `function`, under

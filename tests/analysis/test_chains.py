@@ -171,3 +171,10 @@ def test_an_alias_bound_under_a_test_of_its_own_earlier_value_does_not_carry_tha
     graph = graph_of("alias_same_condition")
     sites = graph.graph["calls.alias_same_condition.merged"]["calls.alias_same_condition.Stats.aggregate"]["sites"]
     assert [[t.raw for t in site.condition] for site in sites] == [["extra is not None", "stats is not None"]]
+
+
+def test_a_chain_through_an_attribute_of_a_class_chosen_under_a_condition_says_so():
+    entries = {"calls.chosen_receiver.Aliased.load": Entry("calls.chosen_receiver.Aliased.load", "main", ())}
+    found = shown(graph_of("chosen_receiver"), "calls.chosen_receiver.Native.load", entries)
+    assert tails(found) == [["load", "load"]]
+    assert [t.code for t in found.chains[0].condition] == ["config.get_from_extra_config('use_native', False)"]

@@ -492,3 +492,20 @@ def test_a_parameter_every_caller_fills_from_a_setting_is_that_setting(explained
     assert counter.fixes[0].setting.endswith("client_numjobs") and counter.fixes[0].carrier == "--kv-transfer-config"
     mixed = explained["More tokens than the blocks hold"]  # the setting is one factor among run-time values
     assert mixed.kind == "internal" and "--block-size" not in mixed.summary
+
+
+def test_an_engine_chosen_by_a_key_runs_only_if_the_key_is_on(explained):
+    """tests/fixtures/explain_pkg/vllm/kv/connectors/chosen_engine.py: `use_native` picks the class
+    of `self._engine` in `__init__`; its check is no setting's, but whether it runs is the key's."""
+    chosen = explained["chosen engine retrieved fewer tokens than expected"]
+    assert "errscan traced no setting of yours that decides it other than whether this code runs" in chosen.summary
+    assert chosen.summary.endswith("(this code runs only if `kv_connector_extra_config.use_native` in `--kv-transfer-config` is on).")
+    assert '"use_native": true' in chosen.reproduce
+
+
+def test_a_part_that_only_says_some_item_exists_is_no_clause():
+    # it read "`True` is true" (canonical_mapping.py:364 on vLLM 0.27.1)
+    from errscan.analysis.ways import positive_parts
+
+    assert positive_parts("cfg.on and any(True for r in reqs)") == ["cfg.on"]
+    assert positive_parts("any(isinstance(c, list) and any(True for i in c) for r in reqs)") == ["isinstance(c, list)"]

@@ -166,3 +166,31 @@ def test_classes_held_as_values_are_recorded_where_they_are_held():
     graph = graph_of("held_classes")
     assert graph.index.modules["calls.held_classes"].values == (
         ("", "Ordered", None), ("pick", "Counter", None), ("pick", "Ordered", None))
+
+
+def _conditions(graph, caller: str, callee: str) -> set[str | None]:
+    from errscan.extract.conditions import render
+
+    sites = graph.graph[f"calls.chosen_receiver.{caller}"][f"calls.chosen_receiver.{callee}"]["sites"]
+    return {render(s.condition) for s in sites}
+
+
+def test_a_call_on_an_attribute_whose_class_was_chosen_under_a_condition_carries_it():
+    graph = graph_of("chosen_receiver")
+    native = "config.get_from_extra_config('use_native', False)"  # the local `use_native` read through
+    assert _conditions(graph, "Aliased.load", "Native.load") == {native}  # the assert holds either way
+    assert _conditions(graph, "Aliased.load_through_local", "Native.load") == {native}
+    assert _conditions(graph, "Expression.load", "Native.load") == {"fast"}
+    assert _conditions(graph, "Expression.load", "Remote.load") == {"not fast"}
+    assert _conditions(graph, "Expression.reload", "Native.load") == {None}  # its own `fast` is another
+    assert _conditions(graph, "Guarded.load", "Native.load") == {None}  # a guard that returned chose nothing
+    assert _conditions(graph, "Rebound.load", "Native.load") == {None}  # `mode == 'native'` reads a local of `__init__`
+
+
+def test_no_condition_where_another_value_may_be_of_the_class():
+    graph = graph_of("chosen_receiver")
+    assert _conditions(graph, "Handed.load", "Native.load") == {None}  # a parameter's value may be a `Native`
+    assert _conditions(graph, "Sometimes.load", "Native.load") == {None}  # `Always` gives one unconditionally
+    assert _conditions(graph, "Twice.load", "Native.load") == {None}
+    assert _conditions(graph, "Reset.load", "Native.load") == {None}
+    assert _conditions(graph, "Branched.load", "Native.load") == {"not config.remote"}
