@@ -14,7 +14,7 @@ import itertools
 import re
 
 from errscan.analysis.advice import (
-    FILE_WORDS, UNSUPPORTED as _UNSUPPORTED, background, cause_in_message, check_command, outside, own_class,
+    FILE_WORDS, UNSUPPORTED as _UNSUPPORTED, cause_in_message, check_command, outside, own_class,
     pointer_fix, relay, report,
     subject as advice_subject, unimplemented, unsupported_clause, verb,
 )
@@ -29,6 +29,7 @@ from errscan.analysis.libraries import library_answer
 from errscan.analysis.named import advised, decided, flags_in_words
 from errscan.analysis.optional import missing_package, not_installed
 from errscan.analysis.peers import peer_fix, peer_named
+from errscan.analysis.phases import in_phase, phase_of
 from errscan.analysis.origins import client_field, decided_outside, foreign, keys_passed, read_here, timers
 from errscan.analysis.ways import Way, for_part, positive_parts
 from errscan.analysis.solver import Value, rules_out, satisfiable
@@ -44,7 +45,6 @@ _ENVIRONMENT = frozenset({
     "ImportError", "ModuleNotFoundError", "OSError", "FileNotFoundError", "PermissionError", "ConnectionError",
     "ConnectionRefusedError", "ConnectionResetError", "TimeoutError", "BrokenPipeError",
 })
-MAX_PHASES = 2  # the nearest entries' phases; more make a page long and say little
 MAX_POINTERS = 4  # address, port or path settings named for an error outside
 MAX_COMBINATIONS = 64  # joint assignments tried for a way in with several settings
 
@@ -68,7 +68,7 @@ class Explainer:
         own = tuple(t for t in terms if not t.other_error)
         earlier = tuple(t.deep for t in terms if t.other_error and not t.pseudo)
         ways = self.settings.ways(error, own, contributions, class_settings)
-        when, where = self._phase(found, error)
+        when, where = phase_of(found, error, self.profile)
         path_words, path_way = self._path_words(found, class_settings)
         # a setting the way in needs decides whether the error can fire at all: "no setting" is said of the rest
         besides = _BESIDES if path_words else ""
@@ -98,8 +98,8 @@ class Explainer:
         kind = self._kind(error, own, ways, fixes)
         chain_codes = [render(chain.condition, "deep") or "" for chain in found.chains]
         outside_of_state = (read_from_file(file_keys(error, local or "", found, module), local or "", path_way.settings if path_way else (),
-                                           subject, verb(error, subject), _timing(when), self.profile)
-                            or decided_outside(error, local or "", chain_codes, subject, _timing(when), self.profile,
+                                           subject, verb(error, subject), in_phase(when), self.profile)
+                            or decided_outside(error, local or "", chain_codes, subject, in_phase(when), self.profile,
                                                timers(error, self.settings, class_settings, {**(made_settings or {}), **(plugin_settings or {})}),
                                                lambda receiver: foreign(receiver, class_settings, module, self.profile),
                                                lambda code: library_answer(code, self.graph, module, error.function))) \
@@ -286,26 +286,6 @@ class Explainer:
             return "environment"
         return "internal"
 
-    def _phase(self, found: Reach, error: ErrorSite) -> tuple[str | None, str | None]:
-        """What the engine is doing (the entry's phase) and where (a role the chain's condition or
-        the raising class names, else the phase's own), over the chains found, nearest first."""
-        phases: list[str] = []
-        places: list[str] = []
-        for chain in found.chains:
-            phase = self.profile.phase(chain.entry.kind, chain.entry.node.rsplit(".", 1)[-1])
-            if phase is None:
-                continue
-            later = background(chain)
-            phases.append(f"in the background thread `{later}`, started {phase.when}" if later else phase.when)
-            told = f"{render(chain.condition) or ''} {error.function}."
-            places.append(next((p.where for p in self.profile.places if re.search(p.pattern, told)), phase.where))
-        if not phases:
-            return None, None
-        phases = [p for i, p in enumerate(phases) if not any(_same_start(p, q) for q in phases[:i])]
-        wheres = list(dict.fromkeys(places))
-        wheres = [w for w in wheres if not any(w != other and w in other for other in wheres)]
-        return "; or ".join(list(dict.fromkeys(phases))[:MAX_PHASES]), ", ".join(wheres)
-
     def _path_words(self, found: Reach, class_settings: dict[str, list[str]]) -> tuple[str | None, Way | None]:
         """The settings the shortest chain needs on its way (`"use_native": true`), in words."""
         if not found.chains:
@@ -323,7 +303,7 @@ class Explainer:
         class_settings: dict[str, list[str]], own: Condition, module: ModuleFacts | None = None, besides: str = "",
     ) -> str:
         """`besides`: what a setting decides that the summary's "no setting" leaves aside."""
-        timing = _timing(when)
+        timing = in_phase(when)
         words = [self._words(way, class_settings) for way in ways]
         if kind == "configuration":
             if words and all(words):
@@ -399,16 +379,6 @@ class Explainer:
         said = [p for p in parts if p]
         return " and ".join(dict.fromkeys(said)) if said else None
 
-def _timing(when: str | None) -> str:
-    """The first phase, to follow "raises this": the page lists every phase; one reads best in a sentence."""
-    first = when.split("; or ")[0] if when else None
-    return " in a background thread" if first and first.startswith("in the background") else f" {first}" if first else ""
-
-
-def _same_start(one: str, other: str) -> bool:
-    """Two phases told the same before their parenthesis ("at engine start-up (when ...)")."""
-    return one.split(" (")[0] == other.split(" (")[0]
-
 
 _UNDECIDED = "; no setting of yours decides it"
 _BESIDES = " other than whether this code runs"
@@ -420,7 +390,3 @@ def _named_in(setting: Setting, error: ErrorSite) -> bool:
     """Whether the message shows or names the setting: then it is what the user got wrong."""
     last = setting.name.rsplit(".", 1)[-1].lstrip("-").replace("-", "_")
     return last in error.message or any(last in p.expr for p in error.placeholders)
-
-
-
-

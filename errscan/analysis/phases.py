@@ -1,0 +1,47 @@
+"""When and where an error happens: what the engine is doing when it calls the entry points that
+reach it (the profile's phases), in which process, and in a background thread if a chain hands the
+work to one."""
+
+from __future__ import annotations
+
+import re
+
+from errscan.analysis.advice import background
+from errscan.analysis.chains import Reach
+from errscan.extract.conditions import render
+from errscan.model import ErrorSite
+from errscan.profiles import Profile
+
+MAX_PHASES = 2  # the nearest entries' phases; more make a page long and say little
+
+
+def phase_of(found: Reach, error: ErrorSite, profile: Profile) -> tuple[str | None, str | None]:
+    """What the engine is doing (the entry's phase) and where (a role the chain's condition or
+    the raising class names, else the phase's own), over the chains found, nearest first."""
+    phases: list[str] = []
+    places: list[str] = []
+    for chain in found.chains:
+        phase = profile.phase(chain.entry.kind, chain.entry.node.rsplit(".", 1)[-1])
+        if phase is None:
+            continue
+        later = background(chain)
+        phases.append(f"in the background thread `{later}`, started {phase.when}" if later else phase.when)
+        told = f"{render(chain.condition) or ''} {error.function}."
+        places.append(next((p.where for p in profile.places if re.search(p.pattern, told)), phase.where))
+    if not phases:
+        return None, None
+    phases = [p for i, p in enumerate(phases) if not any(_same_start(p, q) for q in phases[:i])]
+    wheres = list(dict.fromkeys(places))
+    wheres = [w for w in wheres if not any(w != other and w in other for other in wheres)]
+    return "; or ".join(list(dict.fromkeys(phases))[:MAX_PHASES]), ", ".join(wheres)
+
+
+def in_phase(when: str | None) -> str:
+    """The first phase, to follow "raises this": the page lists every phase; one reads best in a sentence."""
+    first = when.split("; or ")[0] if when else None
+    return " in a background thread" if first and first.startswith("in the background") else f" {first}" if first else ""
+
+
+def _same_start(one: str, other: str) -> bool:
+    """Two phases told the same before their parenthesis ("at engine start-up (when ...)")."""
+    return one.split(" (")[0] == other.split(" (")[0]
