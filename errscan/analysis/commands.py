@@ -97,6 +97,8 @@ def action(setting: Setting, value: Value, catalog: KnobCatalog) -> str:
         said = f'Set `"{setting.path[-1]}": {_json_text(text)}`{inside} in `{setting.carrier}`'
     else:
         said = f"Set `{setting.name}` to `{text}`"
+    if setting.whole and text.startswith("{"):  # the one field a message names: its config may need more
+        said += " with the other fields that config needs (vLLM's check of the config names any it lacks)"
     others = alternatives(setting.knob, catalog, text)
     if others:
         said += " (or " + ", or ".join(others) + ")"

@@ -5,6 +5,7 @@ from `vllm_config.kv_transfer_config.engine_id`. Followed back through the calls
 
 from __future__ import annotations
 
+import keyword
 import re
 from dataclasses import replace
 
@@ -64,6 +65,8 @@ class Passed:
         if name not in params:
             return None
         method = fact.class_qualname is not None and params[:1] in (["self"], ["cls"])
+        if method and name == params[0]:
+            return None  # the object itself (`helper(self)`), not a value its callers pass
         return self._passed(function, name, params.index(name) - method, depth, active)
 
     def _passed(self, function: str, name: str, position: int, depth: int, active: set[tuple[str, str]]) -> Source | None:
@@ -141,7 +144,8 @@ def parameters_read(passed: Passed, node: str, terms: Condition) -> Condition:
     params = {name for name, _ in fact.params} - set(fact.rebound) - {"self", "cls"}
     read = []
     for term in terms:
-        sources = {name: passed.parameter(node, name) for name in term.names} if term.names and term.names <= params else {}
+        names = {name for name in term.names if not keyword.iskeyword(name)}  # `not x`, `x is None`
+        sources = {name: passed.parameter(node, name) for name in names} if names and names <= params else {}
         values = {name: source.code for name, source in sources.items() if source is not None}
         deep = substitute(term.deep, values) if sources and len(values) == len(sources) and not term.pseudo else None
         read.append(replace(term, deep=deep) if deep else term)

@@ -457,6 +457,7 @@ def test_a_config_the_user_gives_whole_read_through_an_alias_of_the_root_is_its_
     needed = explained["HiddenStatesConnector only works when using 'extract_hidden_states' speculative method"]
     assert needed.kind == "configuration" and "`--speculative-config` is None (not set)" in needed.summary
     assert fixes(needed) == [("--speculative-config", '{"method": "extract_hidden_states"}')]
+    assert needed.fixes[0].text.endswith("with the other fields that config needs (vLLM's check of the config names any it lacks).")
     assert needed.example.after.endswith("""--speculative-config '{"method": "extract_hidden_states"}'""")
     ngram = explained["HiddenStatesConnector cannot follow ngram drafts"]  # a field of it is spelled in its flag
     assert "`method` in `--speculative-config` equals `'ngram'`" in ngram.summary
@@ -509,3 +510,8 @@ def test_a_part_that_only_says_some_item_exists_is_no_clause():
 
     assert positive_parts("cfg.on and any(True for r in reqs)") == ["cfg.on"]
     assert positive_parts("any(isinstance(c, list) and any(True for i in c) for r in reqs)") == ["isinstance(c, list)"]
+
+
+def test_a_method_handing_on_its_own_object_is_followed_back_without_a_value_for_it(explained):
+    # `_check_self` passes `self` on; what its callers pass for `self` is nothing (whole vllm/ crashed on it)
+    assert explained["An owner is needed"].kind == "internal"
