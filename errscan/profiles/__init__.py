@@ -194,6 +194,12 @@ class Platforms:
     names: tuple[str, ...]
     tests: tuple[tuple[str, tuple[str, ...]], ...] = ()
     classes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    labels: tuple[tuple[str, str], ...] = ()  # how a page spells a platform: ("rocm", "ROCm")
+
+    def shown(self, names: tuple[str, ...]) -> str:
+        """`names` as a page says them: "CUDA or ROCm"."""
+        labels = dict(self.labels)
+        return " or ".join(labels.get(name, name) for name in names)
 
 
 @dataclass(frozen=True)

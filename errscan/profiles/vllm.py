@@ -55,6 +55,7 @@ PLATFORMS = Platforms(
              ("vllm.distributed.device_communicators.cuda_communicator.CudaCommunicator", ("cuda", "rocm")),
              ("vllm.distributed.device_communicators.cpu_communicator.CpuCommunicator", ("cpu",)),
              ("vllm.distributed.device_communicators.xpu_communicator.XpuCommunicator", ("xpu",))),
+    labels=(("cuda", "CUDA"), ("rocm", "ROCm"), ("cpu", "CPU"), ("xpu", "XPU"), ("tpu", "TPU")),
 )
 
 

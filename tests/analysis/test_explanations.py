@@ -448,7 +448,11 @@ def test_a_caught_value_error_is_a_value_of_the_wrong_form_not_a_failed_peer(exp
 def test_a_name_a_module_imports_on_first_use_is_none_when_its_package_is_missing(explained):
     lazy = explained["The agent library is not available"]
     assert lazy.kind == "environment" and "the package providing `nixl` is not installed" in lazy.summary
-    assert lazy.fixes[0].text.endswith("`pip install nixl`.") and lazy.check == 'python -c "import nixl"'
+    assert lazy.fixes[0].text.startswith("Install it in the same Python environment as vLLM: `pip install nixl`.")
+    assert lazy.check == 'python -c "import nixl"'
+    # the module name is "nixl_rocm" if current_platform.is_rocm(): the page says so, with no pip name it does not know
+    assert lazy.fixes[0].text.endswith(" On ROCm, vLLM imports `nixl_rocm` instead: install the package that provides "
+                                       "it (`python -c \"import nixl_rocm\"` checks it).")
 
 
 def test_a_config_the_user_gives_whole_read_through_an_alias_of_the_root_is_its_flag(explained):
