@@ -519,3 +519,17 @@ def test_a_part_that_only_says_some_item_exists_is_no_clause():
 def test_a_method_handing_on_its_own_object_is_followed_back_without_a_value_for_it(explained):
     # `_check_self` passes `self` on; what its callers pass for `self` is nothing (whole vllm/ crashed on it)
     assert explained["An owner is needed"].kind == "internal"
+
+
+def test_an_example_holds_the_settings_the_way_needs_besides_the_fixed_one(explained):
+    split = explained["ConsumerSplitConnector consumer does not split the prefill context"]
+    assert fixes(split) == [("--prefill-context-parallel-size", "1")]
+    for command in (split.example.before, split.example.after):  # kv_both would not fire at all
+        assert '"kv_role": "kv_consumer"' in command
+    assert "--prefill-context-parallel-size 2" in split.example.before
+
+
+def test_no_example_when_the_way_needs_a_config_no_command_can_spell(explained):
+    warned = explained["DraftPathConnector lets clients write anywhere"]
+    assert fixes(warned) == [("kv_connector_extra_config.allow_any_path", "false")]
+    assert warned.example is None  # without --speculative-config the assert before it fails first
