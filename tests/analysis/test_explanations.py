@@ -533,3 +533,14 @@ def test_no_example_when_the_way_needs_a_config_no_command_can_spell(explained):
     warned = explained["DraftPathConnector lets clients write anywhere"]
     assert fixes(warned) == [("kv_connector_extra_config.allow_any_path", "false")]
     assert warned.example is None  # without --speculative-config the assert before it fails first
+
+
+def test_a_check_a_setting_switches_off_before_the_error_is_named(explained):
+    decoded = explained["Failed to decode the checked handshake body. Error"]
+    assert decoded.kind == "environment"
+    assert ("no setting of yours decides it, but a check before it on the same path is skipped where you set "
+            '`"enforce_match": false` under `kv_connector_extra_config` in `--kv-transfer-config`') in decoded.summary
+    assert decoded.fixes[-1].setting == "kv_connector_extra_config.enforce_match"
+    assert decoded.fixes[-1].text.startswith('If you did that, set `"enforce_match": true`')
+    # where no earlier check is switched off, the summary keeps its plain words
+    assert "no setting of yours decides it." in explained["Failed to decode the remote handshake metadata. Error"].summary
