@@ -26,7 +26,7 @@ FILE_WORDS = r"\b(file|open|read|write|path|close|fd|mount|disk|save|load|deregi
 # What failed outside the program, told by the words of its message, function and guarded call:
 # (pattern, facet, what failed, what to check). First match wins; the facet picks the command that checks it.
 _OUTSIDE = (
-    (r"\b(parse|invalid|malformed|unsupported type|unknown|non utf8)", "value", "a value it read (from a file, a "
+    (r"\b(parse|invalid|malformed|unsupported type|unknown \w|non utf8)", "value", "a value it read (from a file, a "
      "variable or a message) does not have the form it expects",
      "Correct the value the message shows, where you set it: it must have the form the message names."),
     (r"\b(import|install|not available|module)", "package", "a package it needs could not be imported",
@@ -120,7 +120,9 @@ def outside(error: ErrorSite, own: Condition, profile: Profile, module: ModuleFa
     an entry not there), else from the message, the function and the call the `try` guards. `files`: whether the guarded code
     touches files (`fileio.py`); False rules the file facet out whatever the words say."""
     guarded = next((g for t in own if t.pseudo and (g := _one_source(t.code))), "")
-    told = re.sub(r"[_.()\[\]{}:,'-]", " ", f"{error.message} {error.function} {guarded}".lower())
+    # "|" keeps the message, the function and the call apart: "unknown" is the wrong form of a value only
+    # before what it qualifies ("unknown backend"), not as an outcome ("marking tiers unknown")
+    told = re.sub(r"[_.()\[\]{}:,'-]", " ", f"{error.message} | {error.function} | {guarded}".lower())
     project = profile.title or profile.name
     absorbing = next((m for t in own if t.pseudo for m in _absorbing(t.code, error, module)), None)
     if absorbing is not None:

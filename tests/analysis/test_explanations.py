@@ -544,3 +544,9 @@ def test_a_check_a_setting_switches_off_before_the_error_is_named(explained):
     assert decoded.fixes[-1].text.startswith('If you did that, set `"enforce_match": true`')
     # where no earlier check is switched off, the summary keeps its plain words
     assert "no setting of yours decides it." in explained["Failed to decode the remote handshake metadata. Error"].summary
+
+
+def test_unknown_as_an_outcome_is_not_a_value_of_the_wrong_form(explained):
+    outcome = explained["Failed to get replica descriptors for tier logging (error={e}); marking tiers unknown"]
+    assert "does not have the form it expects" not in outcome.summary
+    assert "does not have the form it expects" in explained["Unknown backend {name}"].summary
