@@ -254,6 +254,10 @@ class Profile:
     # instance: (pattern on the setting's last name, what it names).
     relays: tuple[tuple[str, str], ...] = ()
     distributions: tuple[tuple[str, str], ...] = ()  # import root -> the name pip installs it by, when they differ
+    # Two cooperating instances: pairs of patterns a message names this side and the other by
+    # ("local" and "remote"); a check whose message names both compares the two instances' values.
+    sides: tuple[tuple[str, str], ...] = ()
+    sides_advice: str = ""  # what to make agree between the two instances when such a check fails
 
     def phase(self, kind: str, method: str) -> Phase | None:
         """The first phase for an entry point of this kind and method name."""

@@ -248,6 +248,13 @@ VLLM = Profile(
     # Optional imports of connectors (`try: from mooncake.engine import ...` / `except ImportError`), as pip
     # installs them (vLLM's Mooncake, NIXL and LMCache usage guides; mooncake-transfer-engine is built for CUDA 12).
     distributions=(("mooncake", "mooncake-transfer-engine"), ("nixl", "nixl"), ("lmcache", "lmcache")),
+    # Disaggregated prefill: the prefill (P) and the decode (D) instance exchange their KV cache layout in
+    # the handshake and check it against their own (nixl/base_worker.py, mooncake_connector.py); the layout
+    # follows from the model, the block size, the KV cache dtype and the tensor-parallel sizes.
+    sides=((r"\b(?i:local)\b", r"\b(?i:remote)\b"), (r"\b(?:P|(?i:prefill|producer))\b", r"\b(?:D|(?i:decode|consumer))\b")),
+    sides_advice="Start the prefill and the decode instance with the same model and the same KV cache settings "
+                 "(`--block-size`, `--kv-cache-dtype`), with tensor-parallel sizes that the connector pairs (one a "
+                 "multiple of the other), and compare the values the message shows for each side.",
     # MambaModelConfig.verify_and_update_config (model_executor/models/config.py) sets
     # mamba_cache_mode to "none" when prefix caching is off, which hybrid models default to.
     resets=(Reset("--mamba-cache-mode", "none", (("--enable-prefix-caching", "true"),),

@@ -550,3 +550,11 @@ def test_unknown_as_an_outcome_is_not_a_value_of_the_wrong_form(explained):
     outcome = explained["Failed to get replica descriptors for tier logging (error={e}); marking tiers unknown"]
     assert "does not have the form it expects" not in outcome.summary
     assert "does not have the form it expects" in explained["Unknown backend {name}"].summary
+
+
+def test_a_check_whose_message_names_both_instances_is_their_setups_disagreeing(explained):
+    for message in ("Number of layers must match between prefill and decode", "Block length differs"):
+        paired = explained[message]
+        assert paired.kind == "configuration" and "a value of the other instance does not agree" in paired.summary
+        assert paired.fixes[0].text.startswith("Start the prefill and the decode instance with the same model")
+    assert explained["Forward context must carry its layers"].kind == "internal"  # names no side
