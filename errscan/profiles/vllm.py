@@ -147,6 +147,8 @@ VLLM = Profile(
               "when the scheduler admits a request (prefix lookup and block allocation)", "the scheduler (engine core)", _KV),
         Phase(("build_connector_meta", "update_connector_output", "take_events"),
               "at each scheduling step", "the scheduler (engine core)", _KV),
+        # Scheduler.add_request calls the connector's on_new_request for every request it admits (v1/core/sched/scheduler.py).
+        Phase(("on_new_request",), "when a request is added to the scheduler", "the scheduler (engine core)", _KV),
         Phase(("request_finished", "request_finished_all_groups"), "when a request finishes", "the scheduler (engine core)", _KV),
         Phase(("start_load_kv", "wait_for_layer_load"), "while KV is loaded for a request", "each worker", _KV),
         Phase(("save_kv_layer", "wait_for_save"), "while KV is saved or sent", "each worker", _KV),
