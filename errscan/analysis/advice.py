@@ -102,8 +102,9 @@ def report(error: ErrorSite, profile: Profile) -> str:
 
 def unsupported_clause(message: str) -> str:
     """The clause of a message that names what is not supported, quoted ("" when none does)."""
-    clauses = [c.strip() for c in re.split(r"[;()]|\.\s", message) if UNSUPPORTED.search(c)]
-    return f"“{re.sub(r'{[^{}]*}', '…', clauses[0]).rstrip('.')}”" if clauses else ""
+    shown = re.sub(r"{[^{}]*}", "…", message)  # first: a placeholder's own brackets split no clause (`{tuple(shape)}`)
+    clauses = [c.strip() for c in re.split(r"[;()]|\.\s", shown) if UNSUPPORTED.search(c)]
+    return f"“{clauses[0].rstrip('.')}”" if clauses else ""
 
 
 def _one_source(code: str) -> str:
