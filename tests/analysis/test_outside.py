@@ -38,3 +38,14 @@ def test_the_unsupported_clause_quoted_keeps_a_placeholder_with_brackets_whole()
         "“Unsupported MoRIIO … cache shape for layer …: …”"
     assert unsupported_clause("Unsupported new_block_ids type {type(new_block_ids)}: should be a list (or tuple)") == \
         "“Unsupported new_block_ids type …: should be a list”"
+
+
+def test_a_server_answering_with_an_http_error_logs_nothing_the_client_gets_it():
+    import msgspec
+
+    answered = msgspec.structs.replace(error("Key existence check failed: {str(e)}"), kind="raise", level=None,
+                                       exception="HTTPException")
+    term = pseudo_term("raises(Exception, self.state.batch_key_exists(keys), self._json_response(...))")
+    what, check, _ = outside(answered, (term,), VLLM)  # hf3fs_metadata_server.py:356
+    assert "answers with an HTTP error" in what and "logged" not in check and "client's log" in check
+    assert outside(error("Key existence check failed: {e}"), (term,), VLLM)[1].startswith("Look at the error logged")
