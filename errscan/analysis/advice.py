@@ -26,7 +26,7 @@ FILE_WORDS = r"\b(file|open|read|write|path|close|fd|mount|disk|save|load|deregi
 # What failed outside the program, told by the words of its message, function and guarded call:
 # (pattern, facet, what failed, what to check). First match wins; the facet picks the command that checks it.
 _OUTSIDE = (
-    (r"\b(parse|invalid|malformed|unsupported type|unknown|non utf8)", "value", "a value it read (from a file, a "
+    (r"\b(parse|invalid|malformed|unsupported type|unknown \w|non utf8)", "value", "a value it read (from a file, a "
      "variable or a message) does not have the form it expects",
      "Correct the value the message shows, where you set it: it must have the form the message names."),
     (r"\b(import|install|not available|module)", "package", "a package it needs could not be imported",
@@ -102,8 +102,9 @@ def report(error: ErrorSite, profile: Profile) -> str:
 
 def unsupported_clause(message: str) -> str:
     """The clause of a message that names what is not supported, quoted ("" when none does)."""
-    clauses = [c.strip() for c in re.split(r"[;()]|\.\s", message) if UNSUPPORTED.search(c)]
-    return f"“{re.sub(r'{[^{}]*}', '…', clauses[0]).rstrip('.')}”" if clauses else ""
+    shown = re.sub(r"{[^{}]*}", "…", message)  # first: a placeholder's own brackets split no clause (`{tuple(shape)}`)
+    clauses = [c.strip() for c in re.split(r"[;()]|\.\s", shown) if UNSUPPORTED.search(c)]
+    return f"“{clauses[0].rstrip('.')}”" if clauses else ""
 
 
 def _one_source(code: str) -> str:
@@ -120,7 +121,9 @@ def outside(error: ErrorSite, own: Condition, profile: Profile, module: ModuleFa
     an entry not there), else from the message, the function and the call the `try` guards. `files`: whether the guarded code
     touches files (`fileio.py`); False rules the file facet out whatever the words say."""
     guarded = next((g for t in own if t.pseudo and (g := _one_source(t.code))), "")
-    told = re.sub(r"[_.()\[\]{}:,'-]", " ", f"{error.message} {error.function} {guarded}".lower())
+    # "|" keeps the message, the function and the call apart: "unknown" is the wrong form of a value only
+    # before what it qualifies ("unknown backend"), not as an outcome ("marking tiers unknown")
+    told = re.sub(r"[_.()\[\]{}:,'-]", " ", f"{error.message} | {error.function} | {guarded}".lower())
     project = profile.title or profile.name
     absorbing = next((m for t in own if t.pseudo for m in _absorbing(t.code, error, module)), None)
     if absorbing is not None:
@@ -142,6 +145,10 @@ def outside(error: ErrorSite, own: Condition, profile: Profile, module: ModuleFa
     for pattern, facet, what, check in _OUTSIDE:
         if re.search(pattern, told) and not (facet == "file" and files is False):
             return what, check.format(project=project), facet
+    if (error.exception or "").rsplit(".", 1)[-1] in profile.http_errors:  # a server's answer: the client that asked gets it
+        return ("an operation outside its settings failed while it served a request, which it answers with an HTTP error",
+                "The client that sent the request gets this message in the answer (as its `detail`), not this server's "
+                "log: look for it in that client's log or output; it names what failed.", "")
     return "an operation outside its settings failed", "Look at the error logged with it: it names what failed.", ""
 
 

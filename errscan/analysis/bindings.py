@@ -5,7 +5,10 @@ At each step of a chain a parameter of the callee is bound to a constant when th
 one whose default is a constant; a parameter passed an object the caller constructs (`C(...)`,
 `extract/callsites.py` writes such an argument so) is bound as never None, only that;
 a call with `*args` or `**kwargs` leaves what it does not write
-unknown, and a parameter the callee assigns again is never bound. A function handed to an executor
+unknown, and a parameter the callee assigns again is never bound. A member of an `Enum` class of the
+tree (`KVConnectorRole.WORKER`) is bound as that member: another member of the same class, named
+otherwise, is another value (an alias member, given the same value as another, is the exception this
+does not see). A function handed to an executor
 (`submit(f, a, b)`) or a thread (`Thread(target=f, args=(a,))`) gets what is handed with it; other
 ways in (a callback called later, a property read, a call by name) bind nothing. A condition on
 the way is read with those values (`conditions_hold`): one the solver proves false under them is
@@ -30,6 +33,7 @@ class Bound:
     value: str  # a constant's source: "False", "1", "'x'"; for an object, the class that made it
     origin: str  # where it comes from: "passed at base_worker.py:916", "the default of `f`, ..."
     built: bool = False  # an object a constructor made (`IOEngine(...)`): only known not to be None
+    member: bool = False  # a member of an Enum class: unequal to the class's other members
 
 
 Values = tuple[tuple[str, Bound], ...]  # parameter -> value, sorted: hashable, one per chain step
@@ -57,7 +61,7 @@ def carried(graph: CallGraph, values: Values, site: CallSite, caller: str, calle
     def bind(name: str, text: str) -> None:
         written.add(name)
         if _CONSTANT.match(text) or _same_constant(graph, caller, callee, text):
-            found[name] = Bound(text, f"passed at {where}")
+            found[name] = Bound(text, f"passed at {where}", member=_enum_member(graph, caller, text))
         elif text in bound:
             found[name] = bound[text]
         elif text.endswith("(...)") and (klass := _class(graph, caller, text[:-5])):
@@ -94,6 +98,17 @@ def _same_constant(graph: CallGraph, caller: str, callee: str, text: str) -> boo
         return False
     caller_reads, callee_reads = (graph.qualify(module, fact.scope, text) for fact, module in entries)
     return caller_reads is not None and caller_reads == callee_reads
+
+
+_ENUMS = frozenset({"Enum", "IntEnum", "StrEnum"})  # not Flag: its members combine into other values
+
+
+def _enum_member(graph: CallGraph, caller: str, text: str) -> bool:
+    """Whether `text` (`KVConnectorRole.WORKER`) is a member of an Enum class of the tree."""
+    entry = graph.functions.get(caller)
+    klass = graph.qualify(entry[1], entry[0].scope, text.rpartition(".")[0]) if entry is not None and _NAMED.match(text) else None
+    return klass is not None and klass in graph.index.classes and \
+        any(base.rsplit(".", 1)[-1] in _ENUMS for base in graph.index.bases(klass))
 
 
 def _class(graph: CallGraph, caller: str, written: str) -> str | None:
@@ -188,8 +203,32 @@ def _said(name: str, bound: Bound) -> str:
 def _holds(code: str, bound: dict[str, Bound]) -> bool | None:
     """Whether `code` can hold with the constants bound substituted and the objects not None."""
     substituted = substitute(code, {name: b.value for name, b in bound.items() if not b.built})
+    members = tuple(sorted(b.value for b in bound.values() if b.member))
+    if substituted is not None and members:
+        substituted = _members_compared(substituted, members)
     objects = tuple(f"{name} is not None" for name, b in bound.items() if b.built)
     return satisfiable(substituted, *objects) if substituted is not None else None
+
+
+@lru_cache(maxsize=1 << 12)
+def _members_compared(code: str, members: tuple[str, ...]) -> str:
+    """`code` with each `==`/`!=` (or `is`) of a bound Enum member and another member of its class
+    decided: `KVConnectorRole.WORKER == KVConnectorRole.SCHEDULER` is `False`."""
+    tree = ast.parse(code, mode="eval")
+
+    class _Decide(ast.NodeTransformer):
+        def visit_Compare(self, node: ast.Compare) -> ast.expr:
+            self.generic_visit(node)
+            if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)):
+                return node
+            sides = fast_unparse(node.left), fast_unparse(node.comparators[0])
+            for one, other in (sides, sides[::-1]):
+                if one in members and _NAMED.match(other) and other.rpartition(".")[0] == one.rpartition(".")[0]:
+                    same = one == other
+                    return ast.Constant(same if isinstance(node.ops[0], (ast.Eq, ast.Is)) else not same)
+            return node
+
+    return fast_unparse(_Decide().visit(tree))
 
 
 def substitute(code: str, values: dict[str, str]) -> str | None:

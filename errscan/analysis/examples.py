@@ -35,6 +35,9 @@ class Examples:
         failing = failing_values(condition, reached)
         if failing is None:
             return None
+        held = self._held(condition, [s for s in way.settings if s not in reached])
+        if held is None:
+            return None  # the way also needs a config errscan cannot write: a command without it would not fire
         connector = error.trigger.connectors[0] if error.trigger and error.trigger.connectors else None
         # A setting whose default already fails is left out of the first command, as users do.
         before_values = {s: None if failing[s.code] == s.default else shown(failing[s.code], s) for s in reached}
@@ -42,6 +45,8 @@ class Examples:
         fix = next((f for f in fixes if f.setting in fixed and any(s.name == f.setting for s in reached)), None)
         for name, value in fix.others if fix else ():  # what the fix needs together with its setting
             after_values[_flag_setting(name)] = value
+        for setting, value in held.items():
+            before_values[setting] = after_values[setting] = value
         for setting, value in self._on_the_way(path).items():
             if setting not in before_values:
                 before_values[setting] = after_values[setting] = value
@@ -59,6 +64,21 @@ class Examples:
         if not self.profile.launch_command or (plugin is None and not values):
             return None
         return command(self.launch(ways[0]) if ways else self.profile.launch_command, values, plugin)
+
+    def _held(self, condition: str, others: list[Setting]) -> dict[Setting, str] | None:
+        """Values of the way's settings that no fix changes but that must leave their default for the
+        error to fire (`kv_role` "kv_consumer" beside the pipeline size a fix changes): both commands
+        give them. None when one of them is a whole config errscan knows no document for
+        (`--speculative-config` set, for a check after `assert speculative_config is not None`)."""
+        if any(failing_values(condition, [s]) is None for s in others if s.whole):
+            return None  # its one candidate, leaving it out, cannot fire
+        needed = failing_values(condition, others) if others else None
+        if needed is None:
+            return {}  # no values the solver could name: the commands show the fixed settings alone
+        changed = [s for s in others if s.code in needed and needed[s.code] != s.default]
+        if any(s.whole for s in changed):
+            return None
+        return {s: shown(needed[s.code], s) for s in changed}
 
     def _on_the_way(self, path: Way | None) -> dict[Setting, str]:
         """Values of the settings the shortest chain needs (`"use_native": true`), those not at their default."""

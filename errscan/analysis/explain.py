@@ -28,6 +28,7 @@ from errscan.analysis.knobs import KnobCatalog
 from errscan.analysis.libraries import library_answer
 from errscan.analysis.named import advised, decided, flags_in_words
 from errscan.analysis.optional import missing_package, not_installed
+from errscan.analysis.skipped import skipped_words, switched_off
 from errscan.analysis.peers import peer_fix, peer_named
 from errscan.analysis.phases import in_phase, phase_of
 from errscan.analysis.origins import client_field, decided_outside, foreign, keys_passed, read_here, timers
@@ -142,6 +143,10 @@ class Explainer:
                 advice = f"Look at {thirds.pop()}'s log for the error on its side, and check that it is running."
             fixes = (Fix("", None, advice + said),) + pointed
             check = check_command(facet, pointers, self.profile)
+            skipped = switched_off(earlier, lambda code: self.settings.settings_in(code, class_settings))
+            if skipped is not None and _UNDECIDED + besides in summary:
+                clause, fix = skipped_words(skipped, self.catalog, besides)
+                summary, fixes = summary.replace(_UNDECIDED + besides, clause, 1), fixes + (fix,)
         elif kind == "configuration" and not fixes:
             settings = list(dict.fromkeys([s.name for way in ways for s in way.settings] + flags_in_words(error.message, self.catalog)))
             checked = " and ".join(f"`{name}`" for name in settings)

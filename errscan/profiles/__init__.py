@@ -194,6 +194,12 @@ class Platforms:
     names: tuple[str, ...]
     tests: tuple[tuple[str, tuple[str, ...]], ...] = ()
     classes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    labels: tuple[tuple[str, str], ...] = ()  # how a page spells a platform: ("rocm", "ROCm")
+
+    def shown(self, names: tuple[str, ...]) -> str:
+        """`names` as a page says them: "CUDA or ROCm"."""
+        labels = dict(self.labels)
+        return " or ".join(labels.get(name, name) for name in names)
 
 
 @dataclass(frozen=True)
@@ -248,6 +254,10 @@ class Profile:
     # instance: (pattern on the setting's last name, what it names).
     relays: tuple[tuple[str, str], ...] = ()
     distributions: tuple[tuple[str, str], ...] = ()  # import root -> the name pip installs it by, when they differ
+    # Two cooperating instances: pairs of patterns a message names this side and the other by
+    # ("local" and "remote"); a check whose message names both compares the two instances' values.
+    sides: tuple[tuple[str, str], ...] = ()
+    sides_advice: str = ""  # what to make agree between the two instances when such a check fails
 
     def phase(self, kind: str, method: str) -> Phase | None:
         """The first phase for an entry point of this kind and method name."""

@@ -55,6 +55,7 @@ PLATFORMS = Platforms(
              ("vllm.distributed.device_communicators.cuda_communicator.CudaCommunicator", ("cuda", "rocm")),
              ("vllm.distributed.device_communicators.cpu_communicator.CpuCommunicator", ("cpu",)),
              ("vllm.distributed.device_communicators.xpu_communicator.XpuCommunicator", ("xpu",))),
+    labels=(("cuda", "CUDA"), ("rocm", "ROCm"), ("cpu", "CPU"), ("xpu", "XPU"), ("tpu", "TPU")),
 )
 
 
@@ -146,6 +147,8 @@ VLLM = Profile(
               "when the scheduler admits a request (prefix lookup and block allocation)", "the scheduler (engine core)", _KV),
         Phase(("build_connector_meta", "update_connector_output", "take_events"),
               "at each scheduling step", "the scheduler (engine core)", _KV),
+        # Scheduler.add_request calls the connector's on_new_request for every request it admits (v1/core/sched/scheduler.py).
+        Phase(("on_new_request",), "when a request is added to the scheduler", "the scheduler (engine core)", _KV),
         Phase(("request_finished", "request_finished_all_groups"), "when a request finishes", "the scheduler (engine core)", _KV),
         Phase(("start_load_kv", "wait_for_layer_load"), "while KV is loaded for a request", "each worker", _KV),
         Phase(("save_kv_layer", "wait_for_save"), "while KV is saved or sent", "each worker", _KV),
@@ -247,6 +250,13 @@ VLLM = Profile(
     # Optional imports of connectors (`try: from mooncake.engine import ...` / `except ImportError`), as pip
     # installs them (vLLM's Mooncake, NIXL and LMCache usage guides; mooncake-transfer-engine is built for CUDA 12).
     distributions=(("mooncake", "mooncake-transfer-engine"), ("nixl", "nixl"), ("lmcache", "lmcache")),
+    # Disaggregated prefill: the prefill (P) and the decode (D) instance exchange their KV cache layout in
+    # the handshake and check it against their own (nixl/base_worker.py, mooncake_connector.py); the layout
+    # follows from the model, the block size, the KV cache dtype and the tensor-parallel sizes.
+    sides=((r"\b(?i:local)\b", r"\b(?i:remote)\b"), (r"\b(?:P|(?i:prefill|producer))\b", r"\b(?:D|(?i:decode|consumer))\b")),
+    sides_advice="Start the prefill and the decode instance with the same model and the same KV cache settings "
+                 "(`--block-size`, `--kv-cache-dtype`), with tensor-parallel sizes that the connector pairs (one a "
+                 "multiple of the other), and compare the values the message shows for each side.",
     # MambaModelConfig.verify_and_update_config (model_executor/models/config.py) sets
     # mamba_cache_mode to "none" when prefix caching is off, which hybrid models default to.
     resets=(Reset("--mamba-cache-mode", "none", (("--enable-prefix-caching", "true"),),

@@ -178,3 +178,18 @@ def test_a_chain_through_an_attribute_of_a_class_chosen_under_a_condition_says_s
     found = shown(graph_of("chosen_receiver"), "calls.chosen_receiver.Native.load", entries)
     assert tails(found) == [["load", "load"]]
     assert [t.code for t in found.chains[0].condition] == ["config.get_from_extra_config('use_native', False)"]
+
+
+def test_a_member_of_an_enum_passed_on_is_unequal_to_the_other_members():
+    """tests/fixtures/calls/enum_member_argument.py: `Role.WORKER`, passed through `create`, is not
+    `Role.SCHEDULER`, so the worker's way to the scheduler-only assert cannot be taken; a Flag's
+    members combine into other values, so `Flags.READ` may still be compared equal to anything."""
+    graph = graph_of("enum_member_argument")
+    entries = {f"calls.enum_member_argument.{n}": Entry(f"calls.enum_member_argument.{n}", "main", ())
+               for n in ("start_worker", "start_scheduler", "open_for_reading")}
+    found = shown(graph, "calls.enum_member_argument.Connector.__init__", entries,
+                  "role == Role.SCHEDULER and cache is None")
+    assert [t[0] for t in tails(found)] == ["start_scheduler"]
+    assert any("`role` is `Role.WORKER` (passed at enum_member_argument.py:" in c.why for c in found.infeasible)
+    flags = shown(graph, "calls.enum_member_argument.check_mode", entries, "mode == Flags.WRITE")
+    assert [t[0] for t in tails(flags)] == ["open_for_reading"] and not flags.infeasible

@@ -448,7 +448,11 @@ def test_a_caught_value_error_is_a_value_of_the_wrong_form_not_a_failed_peer(exp
 def test_a_name_a_module_imports_on_first_use_is_none_when_its_package_is_missing(explained):
     lazy = explained["The agent library is not available"]
     assert lazy.kind == "environment" and "the package providing `nixl` is not installed" in lazy.summary
-    assert lazy.fixes[0].text.endswith("`pip install nixl`.") and lazy.check == 'python -c "import nixl"'
+    assert lazy.fixes[0].text.startswith("Install it in the same Python environment as vLLM: `pip install nixl`.")
+    assert lazy.check == 'python -c "import nixl"'
+    # the module name is "nixl_rocm" if current_platform.is_rocm(): the page says so, with no pip name it does not know
+    assert lazy.fixes[0].text.endswith(" On ROCm, vLLM imports `nixl_rocm` instead: install the package that provides "
+                                       "it (`python -c \"import nixl_rocm\"` checks it).")
 
 
 def test_a_config_the_user_gives_whole_read_through_an_alias_of_the_root_is_its_flag(explained):
@@ -515,3 +519,42 @@ def test_a_part_that_only_says_some_item_exists_is_no_clause():
 def test_a_method_handing_on_its_own_object_is_followed_back_without_a_value_for_it(explained):
     # `_check_self` passes `self` on; what its callers pass for `self` is nothing (whole vllm/ crashed on it)
     assert explained["An owner is needed"].kind == "internal"
+
+
+def test_an_example_holds_the_settings_the_way_needs_besides_the_fixed_one(explained):
+    split = explained["ConsumerSplitConnector consumer does not split the prefill context"]
+    assert fixes(split) == [("--prefill-context-parallel-size", "1")]
+    for command in (split.example.before, split.example.after):  # kv_both would not fire at all
+        assert '"kv_role": "kv_consumer"' in command
+    assert "--prefill-context-parallel-size 2" in split.example.before
+
+
+def test_no_example_when_the_way_needs_a_config_no_command_can_spell(explained):
+    warned = explained["DraftPathConnector lets clients write anywhere"]
+    assert fixes(warned) == [("kv_connector_extra_config.allow_any_path", "false")]
+    assert warned.example is None  # without --speculative-config the assert before it fails first
+
+
+def test_a_check_a_setting_switches_off_before_the_error_is_named(explained):
+    decoded = explained["Failed to decode the checked handshake body. Error"]
+    assert decoded.kind == "environment"
+    assert ("no setting of yours decides it, but a check before it on the same path is skipped where you set "
+            '`"enforce_match": false` under `kv_connector_extra_config` in `--kv-transfer-config`') in decoded.summary
+    assert decoded.fixes[-1].setting == "kv_connector_extra_config.enforce_match"
+    assert decoded.fixes[-1].text.startswith('If you did that, set `"enforce_match": true`')
+    # where no earlier check is switched off, the summary keeps its plain words
+    assert "no setting of yours decides it." in explained["Failed to decode the remote handshake metadata. Error"].summary
+
+
+def test_unknown_as_an_outcome_is_not_a_value_of_the_wrong_form(explained):
+    outcome = explained["Failed to get replica descriptors for tier logging (error={e}); marking tiers unknown"]
+    assert "does not have the form it expects" not in outcome.summary
+    assert "does not have the form it expects" in explained["Unknown backend {name}"].summary
+
+
+def test_a_check_whose_message_names_both_instances_is_their_setups_disagreeing(explained):
+    for message in ("Number of layers must match between prefill and decode", "Block length differs"):
+        paired = explained[message]
+        assert paired.kind == "configuration" and "a value of the other instance does not agree" in paired.summary
+        assert paired.fixes[0].text.startswith("Start the prefill and the decode instance with the same model")
+    assert explained["Forward context must carry its layers"].kind == "internal"  # names no side

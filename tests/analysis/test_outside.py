@@ -1,7 +1,7 @@
 """What failed outside, read from the message and the call a handler's `try` guards: only when the
 term names one call do its words count (with several, they do not tell which one failed)."""
 
-from errscan.analysis.advice import outside
+from errscan.analysis.advice import outside, unsupported_clause
 from errscan.extract.conditions import pseudo_term
 from errscan.model import Excerpt, ErrorSite
 from errscan.profiles.vllm import VLLM
@@ -30,3 +30,22 @@ def test_closing_a_socket_of_its_own_is_no_failure_of_the_peer():
     term = pseudo_term("raises(Exception, sock.close(linger=0))")
     what, check, facet = outside(error("Error closing ZMQ socket for path %s: %s"), (term,), VLLM)
     assert facet == "release" and "this process" in what and "other instance" not in check
+
+
+def test_the_unsupported_clause_quoted_keeps_a_placeholder_with_brackets_whole():
+    # moriio_layout.py:257: the brackets of `{tuple(shape)}` cut the quote at "{tuple"
+    assert unsupported_clause("Unsupported MoRIIO {cache_kind} cache shape for layer {layer_name}: {tuple(shape)}") == \
+        "“Unsupported MoRIIO … cache shape for layer …: …”"
+    assert unsupported_clause("Unsupported new_block_ids type {type(new_block_ids)}: should be a list (or tuple)") == \
+        "“Unsupported new_block_ids type …: should be a list”"
+
+
+def test_a_server_answering_with_an_http_error_logs_nothing_the_client_gets_it():
+    import msgspec
+
+    answered = msgspec.structs.replace(error("Key existence check failed: {str(e)}"), kind="raise", level=None,
+                                       exception="HTTPException")
+    term = pseudo_term("raises(Exception, self.state.batch_key_exists(keys), self._json_response(...))")
+    what, check, _ = outside(answered, (term,), VLLM)  # hf3fs_metadata_server.py:356
+    assert "answers with an HTTP error" in what and "logged" not in check and "client's log" in check
+    assert outside(error("Key existence check failed: {e}"), (term,), VLLM)[1].startswith("Look at the error logged")

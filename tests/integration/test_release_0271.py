@@ -224,3 +224,16 @@ def test_a_setting_that_plainly_decides_is_traced(catalog):
     short = error_at(catalog, "hf3fs/hf3fs_metadata_server.py", 132)  # out of pages, not a restart (that is :126)
     assert "restarted" not in short.explanation.summary and "more than the server has left" in short.explanation.summary
     assert "restarted" in error_at(catalog, "hf3fs/hf3fs_metadata_server.py", 125).explanation.summary
+
+
+def test_pages_the_seed_2718_audit_found_wrong_say_what_holds(catalog):
+    """The audit of this session (seed 2718) and the earlier ones: each page below said something false."""
+    added = error_at(catalog, "offloading/scheduler.py", 308)  # Scheduler.add_request calls on_new_request
+    assert added.explanation.when == "when a request is added to the scheduler"
+    scheduler_only = error_at(catalog, "mooncake/mooncake_connector.py", 483)  # role=WORKER passed on that way
+    assert not any(c.path[0].endswith("ensure_kv_transfer_initialized") for c in scheduler_only.trigger.chains)
+    layers = error_at(catalog, "nixl/base_worker.py", 1825)  # "must match between prefill and decode"
+    assert layers.explanation.kind == "configuration" and "other instance" in layers.explanation.summary
+    assert "nixl_rocm" in error_at(catalog, "nixl/base_worker.py", 257).explanation.fixes[0].text
+    assert "enforce_handshake_compat" in error_at(catalog, "nixl/base_worker.py", 693).explanation.summary
+    assert error_at(catalog, "example_hidden_states_connector.py", 223).explanation.example is None

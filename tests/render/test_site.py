@@ -493,3 +493,17 @@ def test_a_long_chain_condition_keeps_the_terms_on_settings(catalog):
     first, second = shown_chains(catalog, Pin, again)
     assert first.condition == "(os.environ.get('UPSTREAM') or …)"  # a long `or`: its first way
     assert (second.condition, second.same_condition) == ("", 1)  # printed once
+
+
+def test_an_unreachable_page_neither_offers_a_way_to_avoid_it_nor_calls_its_chains_the_way_there(catalog, tmp_path):
+    from msgspec.structs import replace
+
+    from errscan.model import Explanation
+
+    error = error_named(catalog, "GroupLookupConnector._find_group")
+    dead = replace(error, explanation=Explanation("This error cannot fire at this commit: the check before it rules it out.", "unreachable"))
+    write_site(replace(catalog, errors=tuple(dead if e is error else e for e in catalog.errors)), tmp_path / "site")
+    text = words((tmp_path / "site" / "errors" / error.id / "index.html").read_text())
+    assert "Nothing to avoid: it cannot fire at this commit" in text
+    assert "Calls that reach this code, though the error cannot fire there: 1 call chain" in text
+    assert "How the engine gets there" not in text and "No setting is known to avoid it" not in text
