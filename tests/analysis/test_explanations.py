@@ -515,3 +515,17 @@ def test_a_part_that_only_says_some_item_exists_is_no_clause():
 def test_a_method_handing_on_its_own_object_is_followed_back_without_a_value_for_it(explained):
     # `_check_self` passes `self` on; what its callers pass for `self` is nothing (whole vllm/ crashed on it)
     assert explained["An owner is needed"].kind == "internal"
+
+
+def test_what_a_try_guards_decides_its_failure_not_what_set_up_the_socket(explained):
+    """A socket bound to this instance's own address before the `try`: the bind succeeded, so the
+    address is not what a failure to receive says to check."""
+    listener = explained["Error in the listener thread"]
+    assert listener.kind == "environment" and "no setting of yours decides it" in listener.summary
+    assert [f.setting for f in listener.fixes if f.setting] == [] and "side_host" not in listener.summary
+
+
+def test_a_socket_connected_before_the_try_still_names_the_other_side(explained):
+    ping = explained["Ping send failed"]
+    assert [f.setting for f in ping.fixes if f.setting] == ["kv_connector_extra_config.relay_proxy_ip"]
+    assert ping.fixes[0].text.startswith("Look at the proxy's log")
