@@ -529,3 +529,15 @@ def test_a_socket_connected_before_the_try_still_names_the_other_side(explained)
     ping = explained["Ping send failed"]
     assert [f.setting for f in ping.fixes if f.setting] == ["kv_connector_extra_config.relay_proxy_ip"]
     assert ping.fixes[0].text.startswith("Look at the proxy's log")
+
+
+def test_a_handler_after_one_for_refused_connections_reports_the_answer_not_the_port(explained):
+    """`except httpx.ConnectError: retry` before it: the server was reached, so no port probe and no
+    "both instances"; this instance's own address only goes along in the payload, the registry's port
+    is where the request is sent."""
+    registered = explained["Error registering {payload} with the registry server"]
+    assert registered.kind == "environment" and registered.check is None
+    assert "answered with an error" in registered.summary and "side_host" not in registered.summary
+    assert "`httpx.ConnectError`" in registered.fixes[0].text and "message carries its answer" in registered.fixes[0].text
+    assert [f.setting for f in registered.fixes if f.setting] == ["kv_connector_extra_config.registry_port"]
+    assert not any("both instances" in f.text for f in registered.fixes)
