@@ -58,6 +58,15 @@ _RECEIVED_VALUE = ("data it received from another process or instance does not h
                    "Check that both sides run the same {project} version with matching connector settings: the other "
                    "side sent data this one cannot read. The message says what could not be read.")
 
+# A handler after one that takes the failures to connect (`except httpx.ConnectError: retry`): the other
+# side was reached, so what it logs is the other side's answer (an error status) or a later failure.
+_CONNECTION = re.compile(r"Connect(ion)?(Error|Refused\w*)$")
+_REACHED = ("the other side (a server or another instance) answered with an error, or the exchange with it failed "
+            "in another way than a refused connection",
+            "A refused connection is not logged here (the handler for `{handled}` before this one takes it), so the "
+            "other side was most likely reached and answered with an error: look at its log (the server's or the other "
+            "instance's) for why, rather than at whether its port is open.")
+
 # A guarded call that only releases something of this process (`sock.close()`): no peer is involved.
 _RELEASE = re.compile(r"[\w.\[\]]+\.(close|shutdown|terminate|destroy|unlink|cleanup|release|stop|join)\(.*\)")
 _RELEASED = ("release", "releasing a resource of this process (a socket, a file, a thread) failed while it was being "
@@ -144,6 +153,9 @@ def outside(error: ErrorSite, own: Condition, profile: Profile, module: ModuleFa
         return what, check.format(project=project), facet
     for pattern, facet, what, check in _OUTSIDE:
         if re.search(pattern, told) and not (facet == "file" and files is False):
+            handled = next((n for n in _excluded(own) if _CONNECTION.search(n)), None) if facet == "peer" else None
+            if handled:  # the failures to connect go to that handler: here the other side was reached
+                return _REACHED[0], _REACHED[1].format(handled=handled), "reached"
             return what, check.format(project=project), facet
     if (error.exception or "").rsplit(".", 1)[-1] in profile.http_errors:  # a server's answer: the client that asked gets it
         return ("an operation outside its settings failed while it served a request, which it answers with an HTTP error",
@@ -154,14 +166,23 @@ def outside(error: ErrorSite, own: Condition, profile: Profile, module: ModuleFa
 
 def _caught(own: Condition) -> frozenset[str]:
     """The exception classes (last name) the `try` of the `raises(E, ...)` terms catches; empty when none."""
-    names: set[str] = set()
+    return frozenset(n.rsplit(".", 1)[-1] for n in _classes(own, lambda call: call.args[:1]))
+
+
+def _excluded(own: Condition) -> list[str]:
+    """The exception classes (dotted) that an earlier handler of the same `try` takes (`other_than=`)."""
+    return _classes(own, lambda call: [k.value for k in call.keywords if k.arg == "other_than"])
+
+
+def _classes(own: Condition, part) -> list[str]:
+    """The exception classes named by `part` of each `raises(...)` term (a class or a tuple of them)."""
+    names: list[str] = []
     for term in own:
         tree = parse_expression(term.code) if term.pseudo else None
-        if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id == "raises" and tree.args:
-            caught = tree.args[0]
-            for node in caught.elts if isinstance(caught, ast.Tuple) else [caught]:
-                names.add((dotted(node) or "").rsplit(".", 1)[-1])
-    return frozenset(names)
+        if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id == "raises":
+            for named in part(tree):
+                names += [dotted(node) or "" for node in (named.elts if isinstance(named, ast.Tuple) else [named])]
+    return names
 
 
 def _absorbing(code: str, error: ErrorSite, module: ModuleFacts | None) -> list[str]:
@@ -203,11 +224,13 @@ def check_command(facet: str, pointers: list[Setting], profile: Profile) -> str 
     return None
 
 
-def cause_in_message(error: ErrorSite) -> bool:
+def cause_in_message(error: ErrorSite, handler: bool = False) -> bool:
     """Whether the message carries the caught exception (`{e}`) or an error received from elsewhere
-    (`{response.err_msg}`), so the user sees what failed."""
+    (`{response.err_msg}`), so the user sees what failed; in a `handler`, a local it put the error's
+    text in (`{err_msg}`) counts too."""
+    local = r"|(err|error)_?(msg|message|reason)" if handler else ""
     return any(re.fullmatch(r"(str|repr)?\(?(e|exc|err|error|ex)\)?(!r|!s)?", p.expr.strip())
-               or re.fullmatch(r"[\w.]+\.(err|error)_?(msg|message|reason)?", p.expr.strip()) for p in error.placeholders)
+               or re.fullmatch(rf"[\w.]+\.(err|error)_?(msg|message|reason)?{local}", p.expr.strip()) for p in error.placeholders)
 
 
 def background(chain: FoundChain) -> str | None:
@@ -268,6 +291,8 @@ def pointer_fix(pointers: list[Setting], facet: str, keys: list[str], relays: tu
             named = [s for s in pointers if third[s.name] == what]
             texts.append(f"Check that this instance can reach {what} at the address and port given in {where_given(named)}.")
         text = " ".join(texts)
+    elif facet == "reached":  # which server or instance answered, not whether it can be reached
+        text = f"The other side is the one at the address given in {where}: its log says why it answered with an error."
     elif facet == "value":
         named = " or ".join(f"`{k}`" for k in keys)
         text = f"The value is read from the file {where} names{f' (its key {named})' if named else ''}: correct it there."

@@ -119,10 +119,12 @@ class Explainer:
             check = self.profile.report_command or None
         elif kind == "environment":
             _, advice, facet = outside(error, own, self.profile, module, self._files(error, own, module))
-            said = " The message carries the underlying error: it says what failed." if cause_in_message(error) and facet else ""
-            sent = client_field([local or "", *chain_codes], self.profile) if facet in ("peer", "value") else None
+            carried = "its answer or the underlying error" if facet == "reached" else "the underlying error"
+            said = f" The message carries {carried}: it says what failed." if cause_in_message(error, facet == "reached") and facet else ""
+            talks = facet in ("peer", "reached")
+            sent = client_field([local or "", *chain_codes], self.profile) if talks or facet == "value" else None
             held = self._pointers(class_settings, facet, path_way)  # of a peer: only an address the failing code uses
-            used = self._pointers(read_here(class_settings, error, module), facet, path_way) if facet == "peer" else held
+            used = self._pointers(read_here(class_settings, error, module), facet, path_way) if talks else held
             pointers = [] if sent else used if held else self._pointers(plugin_settings or {}, facet, None)
             if sent and facet == "value":  # the value came with the request: nothing the user set
                 summary = summary.replace(_UNDECIDED + besides, f"; the request's `{sent}` carries the values it reads")
@@ -188,7 +190,7 @@ class Explainer:
         of the wrong form, the file that the way to it needs (where the value was read)."""
         if facet == "value":
             return [s for s in path.settings if PATH.search(s.name.rsplit(".", 1)[-1])][:1] if path else []
-        named = ADDRESS if facet == "peer" else PATH if facet == "file" else None
+        named = ADDRESS if facet in ("peer", "reached") else PATH if facet == "file" else None
         return self.settings.read_by_class(class_settings, named)[:MAX_POINTERS] if named else []
 
     def _files(self, error: ErrorSite, own: Condition, module: ModuleFacts | None) -> bool | None:
@@ -323,8 +325,8 @@ class Explainer:
             named += [f"`{flag}`" for flag in flags_in_words(error.message, self.catalog)]
             return f"{subject} {verb(error, subject)} this{timing}; {', '.join(dict.fromkeys(named)) or 'the model'} decides whether it does."
         if kind == "environment":
-            what, _, _ = outside(error, own, self.profile, module, self._files(error, own, module))
-            return f"{subject} reports this{timing} when {what}{_UNDECIDED}{besides}."
+            what, _, facet = outside(error, own, self.profile, module, self._files(error, own, module))
+            return f"{subject} reports this{timing} when {what}{_ANSWERED if facet == 'reached' else _UNDECIDED}{besides}."
         if kind == "usage":
             return f"{subject} refuses a request with this error{timing}: the request itself is at fault."
         known = [w for w in words if w]
@@ -386,6 +388,7 @@ class Explainer:
 
 
 _UNDECIDED = "; no setting of yours decides it"
+_ANSWERED = "; what the other side answered decides it"  # of a handler that follows the one for failures to connect
 _BESIDES = " other than whether this code runs"
 _PEERS = re.compile(r"\b(remote|local|prefill|decode)\b", re.IGNORECASE)
 _NOTICES = frozenset({"debug", "info", "warning"})  # levels at which a log reports and the code goes on as planned

@@ -15,7 +15,7 @@ from errscan.analysis.commands import Setting
 from errscan.extract.conditions import parse_expression
 from errscan.extract.unparse import fast_unparse
 from errscan.analysis.chains import Reach
-from errscan.extract.facts import ModuleFacts
+from errscan.extract.facts import ModuleFacts, TryFact
 from errscan.model import ErrorSite, Fix
 from errscan.profiles import Profile
 
@@ -222,16 +222,34 @@ def keys_passed(found: Reach, module: ModuleFacts | None) -> list[str]:
 
 
 _CONNECT = re.compile(r"(^|\.)(connect|create_connection|open_connection)$")  # the call that names the other side
+# A web request's address: the first argument (or `url=`) of a client's or session's request method.
+_REQUEST = re.compile(r"(^|\.)(client|session|requests|httpx|http)\w*\.(get|post|put|patch|delete|request|stream):(0|url)$",
+                      re.IGNORECASE)
 
 
 def read_here(settings: dict[str, list[str]], error: ErrorSite, module: ModuleFacts | None) -> dict[str, list[str]]:
     """The class's `self.x` settings that the error's function (or a function nested in it) reads: an
     address the class binds elsewhere is not the one whose failure this reports; and of those, the
-    ones read where it connects (not an address it only sends along), when it connects itself."""
+    ones read where it connects (not an address it only sends along), when it connects itself. In a
+    handler, only what its `try` guards reads (`tried.py`) and where the function connects: a socket
+    bound before it, or an address only sent along, is not what failed."""
     if module is None:
         return settings
     calls = [c for c in module.calls if c.caller == error.function or c.caller.startswith(f"{error.function}.")]
-    reads = [c for c in calls if c.kind == "read" and c.callee.startswith("self.")]
     connecting = {c.line for c in calls if c.kind == "call" and _CONNECT.search(c.callee)}
-    read = {c.callee.split(".")[1] for c in reads if c.line in connecting} or {c.callee.split(".")[1] for c in reads}
+    reads = [(c.callee.split(".")[1], c.line in connecting) for c in calls if c.kind == "read" and c.callee.startswith("self.")]
+    tried = handling(error, module)
+    named = False  # a request the `try` makes names the other side, whether or not a setting gives its address
+    if tried is not None:
+        named = any(_REQUEST.search(f"{via.rpartition(':')[0]}:0") for _, via in tried.reads)
+        reads = [(a, True) for a, connects in reads if connects] + [
+            (a, bool(_CONNECT.search(via.rpartition(":")[0]) or _REQUEST.search(via))) for a, via in tried.reads]
+    read = {a for a, connects in reads if connects} or (set() if named else {a for a, _ in reads})
     return {attribute: sources for attribute, sources in settings.items() if attribute in read}
+
+
+def handling(error: ErrorSite, module: ModuleFacts) -> TryFact | None:
+    """The innermost `try` of the error's function with a handler the error is in."""
+    around = [t for t in module.tries if t.scope == error.function
+              and any(h.line <= error.line <= h.end_line for h in t.handlers)]
+    return max(around, key=lambda t: t.line, default=None)

@@ -207,7 +207,7 @@ class FactCollector(DefinitionWalk, CallWalk):
             if stmt.orelse:
                 self.block(stmt.orelse, terms, env, partial + (f"line {stmt.lineno}: while-else",))
         elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-            found = try_fact(stmt, self.frame.scope, self.logs)
+            found = try_fact(stmt, self.frame.scope, self.logs, env)
             if found is not None:
                 self.tries.append(found)
             self.in_try += bool(stmt.handlers)

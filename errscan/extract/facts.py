@@ -200,6 +200,9 @@ class TryFact:
     line: int  # the body's first line
     end_line: int  # the body's last line (`else` and `finally` are not guarded)
     handlers: tuple[HandlerFact, ...]
+    # (attribute, via): the `self.x` its body reads, and those carried in by the locals passed to its
+    # calls; `via` is the call and argument (`client.post:0`), "" outside any argument (`tried.py`)
+    reads: tuple[tuple[str, str], ...] = ()
 
     def moved(self, delta: int) -> "TryFact":
         handlers = tuple(

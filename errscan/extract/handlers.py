@@ -12,8 +12,10 @@ from __future__ import annotations
 import ast
 
 from errscan.extract.astutil import child_blocks, dotted, rethrows
+from errscan.extract.conditions import Env
 from errscan.extract.facts import HandlerAction, HandlerFact, TryFact
 from errscan.extract.logcalls import LogCalls
+from errscan.extract.tried import tried_reads
 from errscan.extract.unparse import fast_unparse
 
 _STATUS_KEYWORDS = ("status_code", "status")
@@ -21,12 +23,14 @@ _MESSAGE_KEYWORDS = ("detail", "message", "msg", "err_msg", "error")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
-def try_fact(stmt: ast.Try, scope: str, logs: LogCalls) -> TryFact | None:
-    """The `try`'s guarded lines and its handlers; None for a `try` with `finally` alone."""
+def try_fact(stmt: ast.Try, scope: str, logs: LogCalls, env: Env) -> TryFact | None:
+    """The `try`'s guarded lines, its handlers and what its body reads (`env`: the locals bound before
+    it); None for a `try` with `finally` alone."""
     if not stmt.handlers or not stmt.body:
         return None
     handlers = tuple(_handler(h, logs) for h in stmt.handlers)
-    return TryFact(scope, stmt.body[0].lineno, stmt.body[-1].end_lineno or stmt.body[-1].lineno, handlers)
+    return TryFact(scope, stmt.body[0].lineno, stmt.body[-1].end_lineno or stmt.body[-1].lineno, handlers,
+                   tried_reads(stmt.body, env))
 
 
 def _handler(handler: ast.ExceptHandler, logs: LogCalls) -> HandlerFact:

@@ -558,3 +558,29 @@ def test_a_check_whose_message_names_both_instances_is_their_setups_disagreeing(
         assert paired.kind == "configuration" and "a value of the other instance does not agree" in paired.summary
         assert paired.fixes[0].text.startswith("Start the prefill and the decode instance with the same model")
     assert explained["Forward context must carry its layers"].kind == "internal"  # names no side
+
+
+def test_what_a_try_guards_decides_its_failure_not_what_set_up_the_socket(explained):
+    """A socket bound to this instance's own address before the `try`: the bind succeeded, so the
+    address is not what a failure to receive says to check."""
+    listener = explained["Error in the listener thread"]
+    assert listener.kind == "environment" and "no setting of yours decides it" in listener.summary
+    assert [f.setting for f in listener.fixes if f.setting] == [] and "side_host" not in listener.summary
+
+
+def test_a_socket_connected_before_the_try_still_names_the_other_side(explained):
+    ping = explained["Ping send failed"]
+    assert [f.setting for f in ping.fixes if f.setting] == ["kv_connector_extra_config.relay_proxy_ip"]
+    assert ping.fixes[0].text.startswith("Look at the proxy's log")
+
+
+def test_a_handler_after_one_for_refused_connections_reports_the_answer_not_the_port(explained):
+    """`except httpx.ConnectError: retry` before it: the server was reached, so no port probe and no
+    "both instances"; this instance's own address only goes along in the payload, the registry's port
+    is where the request is sent."""
+    registered = explained["Error registering {payload} with the registry server"]
+    assert registered.kind == "environment" and registered.check is None
+    assert "answered with an error" in registered.summary and "side_host" not in registered.summary
+    assert "`httpx.ConnectError`" in registered.fixes[0].text and "message carries its answer" in registered.fixes[0].text
+    assert [f.setting for f in registered.fixes if f.setting] == ["kv_connector_extra_config.registry_port"]
+    assert not any("both instances" in f.text for f in registered.fixes)

@@ -1,0 +1,30 @@
+"""What a `try` guards reads (`extract/tried.py`): its statements, and what its calls are passed."""
+
+import ast
+
+from errscan.extract.collect import collect_facts
+
+SOURCE = '''
+class C:
+    def listen(self, ctx):
+        sock = ctx.socket()
+        sock.bind(self.own_host)
+        try:
+            self.queue.put(sock.recv())
+        except Exception:
+            pass
+
+    def register(self, client):
+        url = f"http://{self.server_host}/register"
+        payload = {"addr": self.own_host}
+        try:
+            client.post(url, json=payload)
+        except Exception:
+            pass
+'''
+
+
+def test_a_try_reads_its_statements_and_the_locals_its_calls_are_passed_not_its_receivers_set_up():
+    tries = {t.scope: set(t.reads) for t in collect_facts(ast.parse(SOURCE), "m", False).tries}
+    assert tries["C.listen"] == {("queue", "")}  # `sock` was bound to `own_host` before: not read here
+    assert tries["C.register"] == {("server_host", "client.post:0"), ("own_host", "client.post:json")}
