@@ -12,7 +12,7 @@ from dataclasses import replace
 from errscan.extract.astutil import always_exits, bindings, bound_name, bound_names, dotted, jumps_out, leaves_function, rethrows
 from errscan.extract.callsites import CallWalk
 from errscan.extract.conditions import (
-    Binding, Condition, Env, case_term, conjuncts, loop_term, make_term, negate, render,
+    Binding, Condition, Env, case_term, conjuncts, loop_term, make_term, negate, parse_expression, render,
     unparse,
 )
 from errscan.extract.dataflow import (
@@ -268,20 +268,37 @@ class FactCollector(DefinitionWalk, CallWalk):
         self.statements.append(StatementPosition(stmt.lineno, stmt.col_offset, end, kind, terms, partial))
 
     def asserted_each_time(self, loop: ast.For, env: Env) -> Condition:
-        """After a loop without `break` whose body starts with `assert T`: `all(T for x in xs)`, each
-        iteration having passed it, when T reads nothing else the body changes."""
+        """After a loop without `break`, `all(T for x in xs)` for each check T every iteration
+        passed: the body's first statements, up to one of another kind, are `assert T`, `if not T:
+        <raise or return>` and locals bound once (`g = f(x)`), which `all(...)` states by their
+        value (past the loop the local holds only the last one). Kept when, so stated, T reads
+        nothing the body changes: each iteration's T is about what the loop starts from."""
         if jumps_out(loop.body, (ast.Break,)):
             return ()
         per_iteration = changed_in_loop(loop, self.loops, self.logs.level) - set(bound_names(loop.target))
+        local: Env = {}
         found: list = []
         for stmt in loop.body:
-            if not isinstance(stmt, ast.Assert):
+            if isinstance(stmt, ast.Assert):
+                tests, raised = conjuncts(stmt.test), False
+            elif isinstance(stmt, ast.If) and not stmt.orelse and leaves_function(stmt.body, True):
+                tests, raised = conjuncts(negate(stmt.test)), isinstance(stmt.body[-1], ast.Raise)
+            elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                    and stmt.targets[0].id in self.frame.once:
+                local[stmt.targets[0].id] = Binding(stmt.value, True)
+                # `meta = d.pop(k)` changes `d`: `d.pop(k)` stated again past the loop is another value
+                per_iteration = per_iteration.union(
+                    k for n in ast.walk(stmt.value) if isinstance(n, ast.Call) for k in mutated_by_call(n, self.logs.level))
+                continue
+            else:
                 break
-            for test in conjuncts(stmt.test):
-                read = {dotted(n) for n in ast.walk(test) if isinstance(n, (ast.Name, ast.Attribute))}
-                if per_iteration.isdisjoint(read):
-                    each = ast.GeneratorExp(test, [ast.comprehension(loop.target, loop.iter, [], 0)])
-                    found.append(make_term(ast.Call(ast.Name("all", ast.Load()), [each], []), env))
+            for test in tests:
+                each = ast.Call(ast.Name("all", ast.Load()), [ast.GeneratorExp(test, [ast.comprehension(loop.target, loop.iter, [], 0)])], [])
+                term = make_term(each, {**env, **local})
+                if local:  # the raw form too: the body's locals mean nothing past the loop
+                    term = replace(term, raw=make_term(each, local).deep)
+                if all(per_iteration.isdisjoint(_reads(text)) for text in (term.code, term.raw, term.deep)):
+                    found.append(replace(term, other_error=raised))
         return tuple(found)
 
     def nested_exit_terms(self, stmt: ast.If | ast.With | ast.AsyncWith, env: Env) -> Condition:
@@ -304,6 +321,12 @@ class FactCollector(DefinitionWalk, CallWalk):
             return env
         changed = changed_in_loop(loop, self.loops, self.logs.level)
         return {k: v for k, v in env.items() if k not in changed} if not changed.isdisjoint(env) else env
+
+
+def _reads(text: str) -> set[str | None]:
+    """The locals and dotted names a printed expression reads."""
+    node = parse_expression(text)
+    return {"<unparsed>"} if node is None else {dotted(n) for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))}
 
 
 def collect_facts(tree: ast.Module, module: str, is_pkg: bool, logs: LogCalls = GENERIC) -> ModuleFacts:
