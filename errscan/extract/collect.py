@@ -12,7 +12,7 @@ from dataclasses import replace
 from errscan.extract.astutil import always_exits, bindings, bound_name, bound_names, dotted, jumps_out, leaves_function, rethrows
 from errscan.extract.callsites import CallWalk
 from errscan.extract.conditions import (
-    Binding, Condition, Env, case_term, conjuncts, loop_term, make_term, negate, parse_expression, render,
+    Binding, Condition, Env, as_stated, case_term, conjuncts, loop_term, make_term, negate, parse_expression, render,
     unparse,
 )
 from errscan.extract.dataflow import (
@@ -138,11 +138,12 @@ class FactCollector(DefinitionWalk, CallWalk):
                 bound, changed = assigned_by(stmt)
                 once = self.frame.once  # a first and only assignment replaces nothing
                 changes.extend([*((k, True) for k in bound if k not in once), *((k, False) for k in changed)])
+            through = self.rebuilt(stmt, env, terms) if kind is ast.Assign else frozenset()
             if len(changes) > mark:  # what the statement (re)bound or changed no longer reaches
                 new = changes[mark:]
                 rebound = [k for k, again in new if again]
                 if env or terms:
-                    terms = forget(env, terms, rebound, [k for k, again in new if not again], self.assigned.intersection(rebound))
+                    terms = forget(env, terms, rebound, [k for k, again in new if not again], self.assigned.intersection(rebound), through)
                 self.assigned.update(rebound)
                 for key, _ in new:
                     self.frame.built.pop(key, None)
@@ -166,7 +167,9 @@ class FactCollector(DefinitionWalk, CallWalk):
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 bound = bound_name(targets[0]) if len(targets) == 1 else None
                 # A local, or a `self.x` set once in this function, until a change.
-                if bound in self.frame.once:
+                if bound in through:
+                    env[bound] = Binding(stmt.value, self.loop_depth > 0, itself=True)
+                elif bound in self.frame.once:
                     env[bound] = Binding(stmt.value, self.loop_depth > 0)
                 elif bound and "." not in bound and rereadable(stmt.value):
                     env[bound] = Binding(stmt.value, self.loop_depth > 0, reassigned=True)
@@ -176,6 +179,18 @@ class FactCollector(DefinitionWalk, CallWalk):
         self.frame.built = outer
         if len(changes) > start and leaves_function(body, not self.in_try):
             del changes[start:]  # `if not keys: record(key); return`: what follows is not reached that way
+
+    @staticmethod
+    def rebuilt(stmt: ast.Assign, env: Env, terms: Condition) -> frozenset[str]:
+        """The local `x = f(x)` binds anew from its own value when a term holds of that value: it
+        still does, `x` read as `f(x)` from here on. Not when the earlier value is known (`forget`
+        states the term by it) or was one such already (`x` would name two earlier values)."""
+        target = stmt.targets[0]
+        if len(stmt.targets) != 1 or not isinstance(target, ast.Name) or target.id in env \
+                or not any(target.id in term.names for term in terms):
+            return frozenset()
+        reads = any(isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(stmt.value))
+        return frozenset({target.id}) if reads else frozenset()
 
     def statement(self, stmt: ast.stmt, terms: Condition, env: Env, partial: tuple[str, ...]) -> None:
         """One statement reached when `terms` hold; `env` has the dominating assignments so far."""
@@ -216,7 +231,7 @@ class FactCollector(DefinitionWalk, CallWalk):
             earlier: list[tuple[str, ...]] = []
             for handler in stmt.handlers:
                 caught = caught_names(handler)
-                self.block(handler.body, terms + (handler_term(stmt.body, caught, earlier, self.logs),), env, partial)
+                self.block(handler.body, terms + (as_stated(handler_term(stmt.body, caught, earlier, self.logs), env),), env, partial)
                 earlier.append(caught)
             self.block(stmt.orelse, terms, env, partial)
             self.block(stmt.finalbody, terms, env, partial)
@@ -227,7 +242,7 @@ class FactCollector(DefinitionWalk, CallWalk):
             self.expressions([stmt.subject], terms)
             subject = unparse(stmt.subject)
             for case in stmt.cases:
-                term = case_term(subject, case.pattern, env)
+                term = as_stated(case_term(subject, case.pattern, env), env)
                 self.block(case.body, terms + (term,), env, partial + ((f"line {case.pattern.lineno}: case guard",) if case.guard else ()))
         else:
             self.simple(stmt, terms, env, partial)
