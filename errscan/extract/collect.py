@@ -210,15 +210,16 @@ class FactCollector(DefinitionWalk, CallWalk):
             self.loop_alias(stmt.target, stmt.iter)
             self.forget_built(stmt)
             self.loop_depth += 1
-            self.block(stmt.body, terms + (loop_term(stmt.target, stmt.iter, env),), self.loop_env(stmt, env), partial)
+            looped, before = self.loop_env(stmt, env, terms)
+            self.block(stmt.body, before + (loop_term(stmt.target, stmt.iter, env),), looped, partial)
             self.loop_depth -= 1
             if stmt.orelse:
                 self.block(stmt.orelse, terms, env, partial + (f"line {stmt.lineno}: for-else",))
         elif isinstance(stmt, ast.While):
             self.expressions([stmt.test], terms)
-            looped = self.loop_env(stmt, env)
+            looped, before = self.loop_env(stmt, env, terms)
             self.forget_built(stmt)
-            self.block(stmt.body, terms + tuple(make_term(c, looped) for c in conjuncts(stmt.test)), looped, partial)
+            self.block(stmt.body, before + tuple(make_term(c, looped) for c in conjuncts(stmt.test)), looped, partial)
             if stmt.orelse:
                 self.block(stmt.orelse, terms, env, partial + (f"line {stmt.lineno}: while-else",))
         elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
@@ -330,12 +331,17 @@ class FactCollector(DefinitionWalk, CallWalk):
         for key in changed_in_loop(loop, self.loops, self.logs.level) & self.frame.built.keys():
             del self.frame.built[key]
 
-    def loop_env(self, loop: ast.For | ast.AsyncFor | ast.While, env: Env) -> Env:
-        """`env` without the locals the loop body changes: the next iteration reads their new value."""
+    def loop_env(self, loop: ast.For | ast.AsyncFor | ast.While, env: Env, terms: Condition) -> tuple[Env, Condition]:
+        """`env` without the locals the loop body changes: the next iteration reads their new value;
+        and `terms` without those about the earlier value of one bound anew from itself
+        (`Binding.itself`): in the body its name stands for the value it has now."""
         if not env:
-            return env
+            return env, terms
         changed = changed_in_loop(loop, self.loops, self.logs.level)
-        return {k: v for k, v in env.items() if k not in changed} if not changed.isdisjoint(env) else env
+        if changed.isdisjoint(env):
+            return env, terms
+        gone = {key for key in changed if key in env and env[key].itself}
+        return {k: v for k, v in env.items() if k not in changed}, tuple(t for t in terms if t.names.isdisjoint(gone))
 
 
 def _reads(text: str) -> set[str | None]:
