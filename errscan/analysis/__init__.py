@@ -175,13 +175,12 @@ def http_status(graph: CallGraph, profile: Profile, exception: str, found: Reach
 def _site_terms(raw: RawSite, module: ModuleFacts) -> tuple[Condition, list[tuple[str, str, str]]]:
     """The site's own condition, an accumulate-then-raise's appends, and an assert's failing test."""
     terms, contributions = _accumulated(raw, module)
-    if raw.kind == "assert" and raw.assert_test:
-        # An assert fires when its own test fails, on top of the path that reaches it.
+    if raw.kind == "assert" and raw.assert_test and not terms:
+        # An assert fires when its own test fails, on top of the path that reaches it. A condition
+        # the walk read ends with that test already, its locals stated as they are there (a local
+        # bound anew from itself by its value): never empty, so only an unread one needs it.
         try:
-            failing = tuple(make_term(c, {}) for c in conjuncts(negate(ast.parse(raw.assert_test, mode="eval").body)))
-            written = tuple(t.raw for t in terms[len(terms) - len(failing):])
-            if written != tuple(t.raw for t in failing):  # the walk states it already, locals substituted
-                terms = conjoin(terms, failing)
+            terms = tuple(make_term(c, {}) for c in conjuncts(negate(ast.parse(raw.assert_test, mode="eval").body)))
         except SyntaxError:
             pass  # the test is kept as written in `assert_test`
     return terms, contributions

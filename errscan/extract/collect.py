@@ -12,7 +12,7 @@ from dataclasses import replace
 from errscan.extract.astutil import always_exits, bindings, bound_name, bound_names, dotted, jumps_out, leaves_function, rethrows
 from errscan.extract.callsites import CallWalk
 from errscan.extract.conditions import (
-    Binding, Condition, Env, case_term, conjuncts, loop_term, make_term, negate, render,
+    Binding, Condition, Env, as_stated, case_term, conjuncts, loop_term, make_term, negate, parse_expression, render,
     unparse,
 )
 from errscan.extract.dataflow import (
@@ -138,11 +138,12 @@ class FactCollector(DefinitionWalk, CallWalk):
                 bound, changed = assigned_by(stmt)
                 once = self.frame.once  # a first and only assignment replaces nothing
                 changes.extend([*((k, True) for k in bound if k not in once), *((k, False) for k in changed)])
+            through = self.rebuilt(stmt, env, terms) if kind is ast.Assign else frozenset()
             if len(changes) > mark:  # what the statement (re)bound or changed no longer reaches
                 new = changes[mark:]
                 rebound = [k for k, again in new if again]
                 if env or terms:
-                    terms = forget(env, terms, rebound, [k for k, again in new if not again], self.assigned.intersection(rebound))
+                    terms = forget(env, terms, rebound, [k for k, again in new if not again], self.assigned.intersection(rebound), through)
                 self.assigned.update(rebound)
                 for key, _ in new:
                     self.frame.built.pop(key, None)
@@ -166,7 +167,9 @@ class FactCollector(DefinitionWalk, CallWalk):
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 bound = bound_name(targets[0]) if len(targets) == 1 else None
                 # A local, or a `self.x` set once in this function, until a change.
-                if bound in self.frame.once:
+                if bound in through:
+                    env[bound] = Binding(stmt.value, self.loop_depth > 0, itself=True)
+                elif bound in self.frame.once:
                     env[bound] = Binding(stmt.value, self.loop_depth > 0)
                 elif bound and "." not in bound and rereadable(stmt.value):
                     env[bound] = Binding(stmt.value, self.loop_depth > 0, reassigned=True)
@@ -176,6 +179,18 @@ class FactCollector(DefinitionWalk, CallWalk):
         self.frame.built = outer
         if len(changes) > start and leaves_function(body, not self.in_try):
             del changes[start:]  # `if not keys: record(key); return`: what follows is not reached that way
+
+    @staticmethod
+    def rebuilt(stmt: ast.Assign, env: Env, terms: Condition) -> frozenset[str]:
+        """The local `x = f(x)` binds anew from its own value when a term holds of that value: it
+        still does, `x` read as `f(x)` from here on. Not when the earlier value is known (`forget`
+        states the term by it) or was one such already (`x` would name two earlier values)."""
+        target = stmt.targets[0]
+        if len(stmt.targets) != 1 or not isinstance(target, ast.Name) or target.id in env \
+                or not any(target.id in term.names for term in terms):
+            return frozenset()
+        reads = any(isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(stmt.value))
+        return frozenset({target.id}) if reads else frozenset()
 
     def statement(self, stmt: ast.stmt, terms: Condition, env: Env, partial: tuple[str, ...]) -> None:
         """One statement reached when `terms` hold; `env` has the dominating assignments so far."""
@@ -195,15 +210,16 @@ class FactCollector(DefinitionWalk, CallWalk):
             self.loop_alias(stmt.target, stmt.iter)
             self.forget_built(stmt)
             self.loop_depth += 1
-            self.block(stmt.body, terms + (loop_term(stmt.target, stmt.iter, env),), self.loop_env(stmt, env), partial)
+            looped, before = self.loop_env(stmt, env, terms)
+            self.block(stmt.body, before + (loop_term(stmt.target, stmt.iter, env),), looped, partial)
             self.loop_depth -= 1
             if stmt.orelse:
                 self.block(stmt.orelse, terms, env, partial + (f"line {stmt.lineno}: for-else",))
         elif isinstance(stmt, ast.While):
             self.expressions([stmt.test], terms)
-            looped = self.loop_env(stmt, env)
+            looped, before = self.loop_env(stmt, env, terms)
             self.forget_built(stmt)
-            self.block(stmt.body, terms + tuple(make_term(c, looped) for c in conjuncts(stmt.test)), looped, partial)
+            self.block(stmt.body, before + tuple(make_term(c, looped) for c in conjuncts(stmt.test)), looped, partial)
             if stmt.orelse:
                 self.block(stmt.orelse, terms, env, partial + (f"line {stmt.lineno}: while-else",))
         elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
@@ -216,7 +232,7 @@ class FactCollector(DefinitionWalk, CallWalk):
             earlier: list[tuple[str, ...]] = []
             for handler in stmt.handlers:
                 caught = caught_names(handler)
-                self.block(handler.body, terms + (handler_term(stmt.body, caught, earlier, self.logs),), env, partial)
+                self.block(handler.body, terms + (as_stated(handler_term(stmt.body, caught, earlier, self.logs), env),), env, partial)
                 earlier.append(caught)
             self.block(stmt.orelse, terms, env, partial)
             self.block(stmt.finalbody, terms, env, partial)
@@ -227,7 +243,7 @@ class FactCollector(DefinitionWalk, CallWalk):
             self.expressions([stmt.subject], terms)
             subject = unparse(stmt.subject)
             for case in stmt.cases:
-                term = case_term(subject, case.pattern, env)
+                term = as_stated(case_term(subject, case.pattern, env), env)
                 self.block(case.body, terms + (term,), env, partial + ((f"line {case.pattern.lineno}: case guard",) if case.guard else ()))
         else:
             self.simple(stmt, terms, env, partial)
@@ -268,20 +284,37 @@ class FactCollector(DefinitionWalk, CallWalk):
         self.statements.append(StatementPosition(stmt.lineno, stmt.col_offset, end, kind, terms, partial))
 
     def asserted_each_time(self, loop: ast.For, env: Env) -> Condition:
-        """After a loop without `break` whose body starts with `assert T`: `all(T for x in xs)`, each
-        iteration having passed it, when T reads nothing else the body changes."""
+        """After a loop without `break`, `all(T for x in xs)` for each check T every iteration
+        passed: the body's first statements, up to one of another kind, are `assert T`, `if not T:
+        <raise or return>` and locals bound once (`g = f(x)`), which `all(...)` states by their
+        value (past the loop the local holds only the last one). Kept when, so stated, T reads
+        nothing the body changes: each iteration's T is about what the loop starts from."""
         if jumps_out(loop.body, (ast.Break,)):
             return ()
         per_iteration = changed_in_loop(loop, self.loops, self.logs.level) - set(bound_names(loop.target))
+        local: Env = {}
         found: list = []
         for stmt in loop.body:
-            if not isinstance(stmt, ast.Assert):
+            if isinstance(stmt, ast.Assert):
+                tests, raised = conjuncts(stmt.test), False
+            elif isinstance(stmt, ast.If) and not stmt.orelse and leaves_function(stmt.body, True):
+                tests, raised = conjuncts(negate(stmt.test)), isinstance(stmt.body[-1], ast.Raise)
+            elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                    and stmt.targets[0].id in self.frame.once:
+                local[stmt.targets[0].id] = Binding(stmt.value, True)
+                # `meta = d.pop(k)` changes `d`: `d.pop(k)` stated again past the loop is another value
+                per_iteration = per_iteration.union(
+                    k for n in ast.walk(stmt.value) if isinstance(n, ast.Call) for k in mutated_by_call(n, self.logs.level))
+                continue
+            else:
                 break
-            for test in conjuncts(stmt.test):
-                read = {dotted(n) for n in ast.walk(test) if isinstance(n, (ast.Name, ast.Attribute))}
-                if per_iteration.isdisjoint(read):
-                    each = ast.GeneratorExp(test, [ast.comprehension(loop.target, loop.iter, [], 0)])
-                    found.append(make_term(ast.Call(ast.Name("all", ast.Load()), [each], []), env))
+            for test in tests:
+                each = ast.Call(ast.Name("all", ast.Load()), [ast.GeneratorExp(test, [ast.comprehension(loop.target, loop.iter, [], 0)])], [])
+                term = make_term(each, {**env, **local})
+                if local:  # the raw form too: the body's locals mean nothing past the loop
+                    term = replace(term, raw=make_term(each, local).deep)
+                if all(per_iteration.isdisjoint(_reads(text)) for text in (term.code, term.raw, term.deep)):
+                    found.append(replace(term, other_error=raised))
         return tuple(found)
 
     def nested_exit_terms(self, stmt: ast.If | ast.With | ast.AsyncWith, env: Env) -> Condition:
@@ -298,12 +331,23 @@ class FactCollector(DefinitionWalk, CallWalk):
         for key in changed_in_loop(loop, self.loops, self.logs.level) & self.frame.built.keys():
             del self.frame.built[key]
 
-    def loop_env(self, loop: ast.For | ast.AsyncFor | ast.While, env: Env) -> Env:
-        """`env` without the locals the loop body changes: the next iteration reads their new value."""
+    def loop_env(self, loop: ast.For | ast.AsyncFor | ast.While, env: Env, terms: Condition) -> tuple[Env, Condition]:
+        """`env` without the locals the loop body changes: the next iteration reads their new value;
+        and `terms` without those about the earlier value of one bound anew from itself
+        (`Binding.itself`): in the body its name stands for the value it has now."""
         if not env:
-            return env
+            return env, terms
         changed = changed_in_loop(loop, self.loops, self.logs.level)
-        return {k: v for k, v in env.items() if k not in changed} if not changed.isdisjoint(env) else env
+        if changed.isdisjoint(env):
+            return env, terms
+        gone = {key for key in changed if key in env and env[key].itself}
+        return {k: v for k, v in env.items() if k not in changed}, tuple(t for t in terms if t.names.isdisjoint(gone))
+
+
+def _reads(text: str) -> set[str | None]:
+    """The locals and dotted names a printed expression reads."""
+    node = parse_expression(text)
+    return {"<unparsed>"} if node is None else {dotted(n) for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))}
 
 
 def collect_facts(tree: ast.Module, module: str, is_pkg: bool, logs: LogCalls = GENERIC) -> ModuleFacts:

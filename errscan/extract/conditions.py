@@ -39,6 +39,9 @@ class Binding:
     # A local assigned more than once: never substituted where it is read, but a term that read it
     # is restated with this value when the local is bound anew (`dataflow.forget`).
     reassigned: bool = False
+    # Bound anew from its own earlier value (`x = f(x)`): stated by its value wherever it is read,
+    # in every form, so that the name keeps meaning the earlier value the terms before speak of.
+    itself: bool = False
 
     @cached_property
     def reads(self) -> frozenset[str]:
@@ -207,6 +210,11 @@ class _SubstitutingUnparser(Unparser):
     def _substitute(self, node: ast.Name | ast.Attribute, key: str) -> None:
         binding = self._env.get(key)
         value = binding.value if binding else None
+        if binding is not None and binding.itself and isinstance(node.ctx, ast.Load):
+            earlier = {k: b for k, b in self._env.items() if k != key}  # the name in the value is the earlier one
+            text = _SubstitutingUnparser(earlier, self._only_computed, self._depth + 1, self._root).visit(value)
+            self.write(text if isinstance(value, _ATOMIC) else f"({text})")
+            return
         if (
             value is None
             or not isinstance(node.ctx, ast.Load)
@@ -263,18 +271,28 @@ def make_term(node: ast.expr, env: Env) -> Term:
     raw = unparse(node)
     if not env or not _may_read(raw, env):
         return Term(raw, raw, raw)
+    own = {key: binding for key, binding in env.items() if binding.itself}
+    if own and _may_read(raw, own):
+        raw = _substituted(node, own, False)
     return Term(_substituted(node, env, True), raw, _substituted(node, env, False))
 
 
 def restated(term: Term, values: Env) -> Term:
     """`term` with each local of `values` replaced by the value it held where the term was read:
     what the term said stays true once the local is bound anew."""
-    plain = {key: Binding(binding.value, True) for key, binding in values.items()}
+    plain = {key: Binding(binding.value, True, itself=binding.itself) for key, binding in values.items()}
     forms = []
     for text in (term.code, term.raw, term.deep):
         node = parse_expression(text)
         forms.append(text if node is None else _substituted(node, plain, False))
     return Term(*forms, pseudo=term.pseudo, other_error=term.other_error)
+
+
+def as_stated(term: Term, env: Env) -> Term:
+    """A term printed from the code's text (`raises(...)`, `matches(...)`) with the locals bound
+    anew from themselves stated by their value, as `make_term` states them."""
+    own = {key: binding for key, binding in env.items() if binding.itself and key in term.names}
+    return restated(term, own) if own else term
 
 
 def loop_term(target: ast.expr, iterable: ast.expr, env: Env) -> Term:

@@ -105,10 +105,12 @@ def assigned_by(stmt: ast.stmt) -> tuple[list[str], list[str]]:
     return bound, changed
 
 
-def forget(env: Env, terms: Condition, bound: Iterable[str], changed: Iterable[str], again: set[str] = frozenset()) -> Condition:  # type: ignore[assignment]
+def forget(env: Env, terms: Condition, bound: Iterable[str], changed: Iterable[str], again: set[str] = frozenset(),  # type: ignore[assignment]
+           through: frozenset[str] = frozenset()) -> Condition:
     """After locals were bound (`bound`; `again` those bound before in the function) or changed in
     place (`changed`): drop what no longer holds from `env` (in place) and return the terms still
-    about current values."""
+    about current values, or about the earlier value of a local of `through`, bound anew from it
+    (`x = f(x)`) and read from now on as its value (`Binding.itself`)."""
     bound, changed = set(bound), set(changed)
     earlier = {}
     for key in bound:
@@ -127,7 +129,7 @@ def forget(env: Env, terms: Condition, bound: Iterable[str], changed: Iterable[s
         return terms
     kept = []
     for term in terms:
-        if term.loop or term.names.isdisjoint(stale) or (term.names.isdisjoint(bound) and _read_as_key(term, changed)):
+        if term.loop or term.names.isdisjoint(stale - through) or (term.names.isdisjoint(bound) and _read_as_key(term, changed)):
             kept.append(term)
         elif earlier and not term.pseudo and term.names.isdisjoint(stale - earlier.keys()):
             # `if spec is None: continue; spec = spec.inner`: the test read the earlier value

@@ -110,3 +110,8 @@ def test_a_helper_that_reads_a_setting_is_inlined_so_the_fix_names_the_value(ana
     # `layout_is_dim_first()` returns `conv_state_layout() == "DS"`, which returns the variable or "SD"
     (error,) = [e for e in analysis_catalog.errors if e.message == "conv state must be stored dim first"]
     assert [(f.setting, f.value) for f in error.explanation.fixes] == [("VLLM_CONV_LAYOUT", "DS")]
+
+
+def test_assert_after_a_local_rebuilt_from_itself_names_each_value_once(analysis_catalog):
+    (error,) = [e for e in analysis_catalog.errors if e.message == "too many converted groups"]
+    assert error.trigger.condition == "groups and len(convert(groups)) >= 3"
