@@ -515,3 +515,15 @@ def test_a_part_that_only_says_some_item_exists_is_no_clause():
 def test_a_method_handing_on_its_own_object_is_followed_back_without_a_value_for_it(explained):
     # `_check_self` passes `self` on; what its callers pass for `self` is nothing (whole vllm/ crashed on it)
     assert explained["An owner is needed"].kind == "internal"
+
+
+def test_a_set_filled_from_the_entries_a_setting_lists_names_that_list(explained):
+    # the set of layouts is filled in a loop over what `_entries` reads from the `members` key
+    members = explained["Listed members disagree on the layout"]
+    assert members.kind == "configuration"
+    assert "the entries listed in `kv_connector_extra_config.members` in `--kv-transfer-config` give different values of " \
+           "`layout` (`entry.get('layout')` for each entry; entries that give None do not count)" in members.summary
+    assert "bug" not in members.summary
+    (fix,) = members.fixes
+    assert fix.setting == "kv_connector_extra_config.members" and fix.text.startswith(
+        "List in `kv_connector_extra_config.members` in `--kv-transfer-config` only entries that give the same `layout`")
