@@ -26,6 +26,7 @@ from errscan.analysis.filed import file_keys, read_from_file
 from errscan.analysis.finder import SettingFinder
 from errscan.analysis.knobs import KnobCatalog
 from errscan.analysis.libraries import library_answer
+from errscan.analysis.listed import listed_items
 from errscan.analysis.named import advised, decided, flags_in_words
 from errscan.analysis.optional import missing_package, not_installed
 from errscan.analysis.skipped import skipped_words, switched_off
@@ -98,7 +99,9 @@ class Explainer:
         fixes = tuple(fix for way in ways for fix in self._fixes(way, earlier, connectors, bool(told))) + told
         kind = self._kind(error, own, ways, fixes)
         chain_codes = [render(chain.condition, "deep") or "" for chain in found.chains]
-        outside_of_state = (read_from_file(file_keys(error, local or "", found, module), local or "", path_way.settings if path_way else (),
+        outside_of_state = (listed_items(local or "", error.trigger.knobs if error.trigger else (), self.catalog, subject,
+                                         verb(error, subject), in_phase(when))
+                            or read_from_file(file_keys(error, local or "", found, module), local or "", path_way.settings if path_way else (),
                                            subject, verb(error, subject), in_phase(when), self.profile)
                             or decided_outside(error, local or "", chain_codes, subject, in_phase(when), self.profile,
                                                timers(error, self.settings, class_settings, {**(made_settings or {}), **(plugin_settings or {})}),

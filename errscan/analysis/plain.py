@@ -140,7 +140,14 @@ def _compare_words(left: ast.expr, op: ast.cmpop, right: ast.expr, negate: bool)
             empty = isinstance(op, ast.Eq) != negate
             return f"{_code(left.args[0])} is {'empty' if empty else 'not empty'}"
         phrase = _LEN_WORDS[type(op)][1 if negate else 0].format(n=n)
-        return f"{_code(left.args[0])} {phrase} item{'' if n == 1 else 's'}"
+        counted = left.args[0]
+        if isinstance(counted, ast.SetComp) and len(counted.generators) == 1:  # a set filled in a loop: its values
+            loop = counted.generators[0]
+            only = f" with {' and '.join(map(_code, loop.ifs))}" if loop.ifs else ""
+            taken = phrase.replace("does not have", "does not take").replace("has", "takes")
+            return (f"over {_code(loop.target)} in {_code(loop.iter)}{only}, {_code(counted.elt)} {taken} "
+                    f"different value{'' if n == 1 else 's'}")
+        return f"{_code(counted)} {phrase} item{'' if n == 1 else 's'}"
     remainder = isinstance(left, ast.BinOp) and isinstance(left.op, ast.Mod) and isinstance(right, ast.Constant)
     if remainder and right.value == 0 and isinstance(op, (ast.Eq, ast.NotEq)):  # `a % b != 0`
         multiple = isinstance(op, ast.Eq) != negate

@@ -19,6 +19,7 @@ from errscan.extract.dataflow import (
     assigned_by, changed_in_loop, effect_call, forget, mutated_by_call, nested_exits, rereadable, unchanged_by,
 )
 from errscan.extract.definitions import DefinitionWalk, Frame
+from errscan.extract.filled import filled_in
 from errscan.extract.facts import (
     AppendFact, AttributeDefault, AttributeRead, AttributeStore, AttributeType, CallFact, ClassFact, FirstCall, FunctionFact,
     ModuleFacts, ReturnFact, StatementPosition, TableFact, TryFact,
@@ -120,11 +121,12 @@ class FactCollector(DefinitionWalk, CallWalk):
         start = len(changes)
         outer = dict(self.frame.built)  # what this block builds holds only in it
         for position, stmt in enumerate(body):
+            kind = type(stmt)
             mark = len(changes)
+            fills = filled_in(stmt, env) if kind is ast.For and env else None
             if body is self.top_body:
                 self.top_terms = terms
             self.statement(stmt, terms, env, partial)
-            kind = type(stmt)
             if position + 1 < len(body) and (first := first_call(stmt, body[position + 1])):
                 self.first_calls.append(FirstCall(self.frame.scope, *first))
             if kind is ast.Expr:
@@ -163,6 +165,7 @@ class FactCollector(DefinitionWalk, CallWalk):
                 terms = terms + tuple(make_term(c, env) for c in conjuncts(stmt.test))
             elif isinstance(stmt, ast.For):
                 terms = terms + self.asserted_each_time(stmt, env)
+                env.update((key, Binding(value, self.loop_depth > 0, filled=True)) for key, value in (fills or {}).items())
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 bound = bound_name(targets[0]) if len(targets) == 1 else None

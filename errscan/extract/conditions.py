@@ -12,6 +12,7 @@ pseudo-calls `raises(E, <calls>)` and `matches(<subject>, <pattern>)`; see docs/
 from __future__ import annotations
 
 import ast
+import copy
 import re
 from functools import cached_property, lru_cache
 from dataclasses import dataclass
@@ -42,6 +43,9 @@ class Binding:
     # Bound anew from its own earlier value (`x = f(x)`): stated by its value wherever it is read,
     # in every form, so that the name keeps meaning the earlier value the terms before speak of.
     itself: bool = False
+    # A collection filled in a loop: `value` is the comprehension it equals (`filled.py`), said in
+    # full only where its size is tested (`_sized`); what iterates its items keeps the name.
+    filled: bool = False
 
     @cached_property
     def reads(self) -> frozenset[str]:
@@ -274,7 +278,49 @@ def make_term(node: ast.expr, env: Env) -> Term:
     own = {key: binding for key, binding in env.items() if binding.itself}
     if own and _may_read(raw, own):
         raw = _substituted(node, own, False)
+    node = _sized(node, env)
     return Term(_substituted(node, env, True), raw, _substituted(node, env, False))
+
+
+_SOME = {ast.Gt: 0, ast.GtE: 1, ast.NotEq: 0}  # `len(c) > 0`, `len(c) >= 1`, `len(c) != 0`
+_NONE = {ast.LtE: 0, ast.Lt: 1, ast.Eq: 0}
+
+
+def _sized(node: ast.expr, env: Env) -> ast.expr:
+    """A size test of a collection filled in a loop, said of the loop's items: whether it is empty
+    (`if found:`, `len(found) > 0`) reads `any(<tests> for x in xs)` (`not any(...)`); any other
+    `len(c)` reads `len(<the comprehension c equals>)`."""
+    filled = {key: b.value for key, b in env.items() if b.filled}
+    if not filled:
+        return node
+    negated = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+    subject, some = (node.operand, False) if negated else (node, True)
+    if isinstance(subject, ast.Compare) and len(subject.ops) == 1 and isinstance(subject.comparators[0], ast.Constant) \
+            and _length_of(subject.left, filled):
+        op, bound = type(subject.ops[0]), subject.comparators[0].value
+        if _SOME.get(op, -1) == bound or _NONE.get(op, -1) == bound:
+            subject, some = subject.left.args[0], (op in _SOME) == some  # type: ignore[attr-defined]
+    value = filled.get(subject.id) if isinstance(subject, ast.Name) else None
+    if value is not None and value.generators[0].ifs:  # type: ignore[attr-defined]
+        (generator,) = value.generators  # type: ignore[attr-defined]
+        test = generator.ifs[0] if len(generator.ifs) == 1 else ast.BoolOp(ast.And(), generator.ifs)
+        each = ast.GeneratorExp(test, [ast.comprehension(generator.target, generator.iter, [], 0)])
+        found = ast.Call(ast.Name("any", ast.Load()), [each], [])
+        return found if some else ast.UnaryOp(ast.Not(), found)
+
+    class Lengths(ast.NodeTransformer):
+        def visit_Call(self, call: ast.Call) -> ast.expr:
+            if _length_of(call, filled):
+                return ast.Call(call.func, [filled[call.args[0].id]], [])  # type: ignore[attr-defined]
+            return self.generic_visit(call)
+
+    return Lengths().visit(copy.deepcopy(node))
+
+
+def _length_of(node: ast.expr, filled: dict[str, ast.expr]) -> bool:
+    """Whether `node` is `len(c)` of a collection of `filled`."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 \
+        and isinstance(node.args[0], ast.Name) and node.args[0].id in filled
 
 
 def restated(term: Term, values: Env) -> Term:

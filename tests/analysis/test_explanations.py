@@ -584,3 +584,15 @@ def test_a_handler_after_one_for_refused_connections_reports_the_answer_not_the_
     assert "`httpx.ConnectError`" in registered.fixes[0].text and "message carries its answer" in registered.fixes[0].text
     assert [f.setting for f in registered.fixes if f.setting] == ["kv_connector_extra_config.registry_port"]
     assert not any("both instances" in f.text for f in registered.fixes)
+
+
+def test_a_set_filled_from_the_entries_a_setting_lists_names_that_list(explained):
+    # the set of layouts is filled in a loop over what `_entries` reads from the `members` key
+    members = explained["Listed members disagree on the layout"]
+    assert members.kind == "configuration"
+    assert "the entries listed in `kv_connector_extra_config.members` in `--kv-transfer-config` give different values of " \
+           "`layout` (`entry.get('layout')` for each entry; entries that give None do not count)" in members.summary
+    assert "bug" not in members.summary
+    (fix,) = members.fixes
+    assert fix.setting == "kv_connector_extra_config.members" and fix.text.startswith(
+        "List in `kv_connector_extra_config.members` in `--kv-transfer-config` only entries that give the same `layout`")

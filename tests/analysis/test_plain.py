@@ -15,6 +15,10 @@ from errscan.analysis.plain import condition_words, negated_code, plain_words
         ("len(group_ids) != 1", "`group_ids` does not have exactly 1 item", "`group_ids` has exactly 1 item"),
         ("len(blocks) > 4", "`blocks` has more than 4 items", "`blocks` has at most 4 items"),
         ("len(blocks) == 0", "`blocks` is empty", "`blocks` is not empty"),
+        # a set filled in a loop (`extract/filled.py`): a count of the values its items give
+        ("len({c.layout for c in conns if c.layout is not None}) > 1",
+         "over `c` in `conns` with `c.layout is not None`, `c.layout` takes more than 1 different value",
+         "over `c` in `conns` with `c.layout is not None`, `c.layout` takes at most 1 different value"),
         ("not blocks", "`blocks` is false or empty", "`blocks` is true (set, non-empty)"),
         ("self.use_layerwise", "`self.use_layerwise` is true (set, non-empty)", "`self.use_layerwise` is false or empty"),
         ("pcp > 1", "`pcp` is greater than `1`", "`pcp` is at most `1`"),
