@@ -159,8 +159,8 @@ def outside(error: ErrorSite, own: Condition, profile: Profile, module: ModuleFa
             return what, check.format(project=project), facet
     if (error.exception or "").rsplit(".", 1)[-1] in profile.http_errors:  # a server's answer: the client that asked gets it
         return ("an operation outside its settings failed while it served a request, which it answers with an HTTP error",
-                "The client that sent the request gets this message in the answer (as its `detail`), not this server's "
-                "log: look for it in that client's log or output; it names what failed.", "")
+                "This message goes back to the client that sent the request, as the `detail` of the HTTP error answer "
+                "(a client may log only the status code, not this text); it names what failed.", "")
     return "an operation outside its settings failed", "Look at the error logged with it: it names what failed.", ""
 
 

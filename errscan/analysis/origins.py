@@ -104,11 +104,12 @@ def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], sub
                 Fix("", None, "Restart the clients (the instances using this server) after the server restarts, so "
                               f"they register again. If it happens without a restart, {text[0].lower()}{text[1:]}"))
     if profile.sides_advice and any(re.search(one, error.message) and re.search(other, error.message) for one, other in profile.sides):
+        shown = " The message shows the values of each side." if error.placeholders else ""
         return ("configuration",
                 f"{subject} {does} this{timing} when a value of the other instance does not agree with this "
-                f"instance's own (the message names both sides): most often the two were started with models or "
+                f"instance's own (the message speaks of both): most often the two were started with models or "
                 f"settings that do not fit together; errscan traced no single setting that decides it.",
-                Fix("", None, f"{profile.sides_advice} If the two setups match, {text[0].lower()}{text[1:]}"))
+                Fix("", None, f"{profile.sides_advice}{shown} If the two setups match, {text[0].lower()}{text[1:]}"))
     return None
 
 

@@ -256,7 +256,7 @@ VLLM = Profile(
     sides=((r"\b(?i:local)\b", r"\b(?i:remote)\b"), (r"\b(?:P|(?i:prefill|producer))\b", r"\b(?:D|(?i:decode|consumer))\b")),
     sides_advice="Start the prefill and the decode instance with the same model and the same KV cache settings "
                  "(`--block-size`, `--kv-cache-dtype`), with tensor-parallel sizes that the connector pairs (one a "
-                 "multiple of the other), and compare the values the message shows for each side.",
+                 "multiple of the other).",
     # MambaModelConfig.verify_and_update_config (model_executor/models/config.py) sets
     # mamba_cache_mode to "none" when prefix caching is off, which hybrid models default to.
     resets=(Reset("--mamba-cache-mode", "none", (("--enable-prefix-caching", "true"),),

@@ -557,6 +557,9 @@ def test_a_check_whose_message_names_both_instances_is_their_setups_disagreeing(
         paired = explained[message]
         assert paired.kind == "configuration" and "a value of the other instance does not agree" in paired.summary
         assert paired.fixes[0].text.startswith("Start the prefill and the decode instance with the same model")
+    # only a message with placeholders shows each side's value
+    assert "The message shows the values of each side." not in explained["Number of layers must match between prefill and decode"].fixes[0].text
+    assert "The message shows the values of each side." in explained["Block length differs"].fixes[0].text
     assert explained["Forward context must carry its layers"].kind == "internal"  # names no side
 
 

@@ -47,5 +47,5 @@ def test_a_server_answering_with_an_http_error_logs_nothing_the_client_gets_it()
                                        exception="HTTPException")
     term = pseudo_term("raises(Exception, self.state.batch_key_exists(keys), self._json_response(...))")
     what, check, _ = outside(answered, (term,), VLLM)  # hf3fs_metadata_server.py:356
-    assert "answers with an HTTP error" in what and "logged" not in check and "client's log" in check
+    assert "answers with an HTTP error" in what and "logged with it" not in check and "goes back to the client" in check
     assert outside(error("Key existence check failed: {e}"), (term,), VLLM)[1].startswith("Look at the error logged")
