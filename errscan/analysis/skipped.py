@@ -42,6 +42,7 @@ def skipped_words(found: tuple[Setting, Value], catalog: KnobCatalog, besides: s
     back = action(setting, setting.default, catalog)
     clause = (f"; no setting of yours decides it{besides}, but a check before it on the same path is skipped where you "
               f"{off[0].lower()}{off[1:]}, and what that check would report then shows up as this error")
-    fix = Fix(setting.name, None, f"If you did that, {back[0].lower()}{back[1:]} (the default): the check before it then "
-                                  "reports the problem in its own words.")
+    short = setting.name.rsplit(".", 1)[-1]
+    fix = Fix(setting.name, None, f"If you changed `{short}` so, {back[0].lower()}{back[1:]} (the default): the check before "
+                                  "it then reports the problem in its own words.")
     return clause, fix

@@ -541,7 +541,7 @@ def test_a_check_a_setting_switches_off_before_the_error_is_named(explained):
     assert ("no setting of yours decides it, but a check before it on the same path is skipped where you set "
             '`"enforce_match": false` under `kv_connector_extra_config` in `--kv-transfer-config`') in decoded.summary
     assert decoded.fixes[-1].setting == "kv_connector_extra_config.enforce_match"
-    assert decoded.fixes[-1].text.startswith('If you did that, set `"enforce_match": true`')
+    assert decoded.fixes[-1].text.startswith('If you changed `enforce_match` so, set `"enforce_match": true`')
     # where no earlier check is switched off, the summary keeps its plain words
     assert "no setting of yours decides it." in explained["Failed to decode the remote handshake metadata. Error"].summary
 

@@ -84,8 +84,12 @@ def test_every_record_is_explained_and_configuration_errors_have_a_value_to_set(
     explained = [r["explanation"] for r in records(release_site)]
     assert all(x["summary"] and x["kind"] in KINDS for x in explained)
     configuration = [x for x in explained if x["kind"] == "configuration"]
-    with_value = [x for x in configuration if any(f["setting"] and f["value"] for f in x["fixes"])]
-    assert len(with_value) >= 0.9 * len(configuration) and len(configuration) >= 20
+    # two instances whose setups disagree (origins.py, profile `sides`): no single value, the fix says what to make agree
+    disagreeing = [x for x in configuration if "a value of the other instance does not agree" in x["summary"]]
+    assert len(disagreeing) >= 10 and all(x["fixes"][0]["text"].startswith("Start the prefill and the decode") for x in disagreeing)
+    rest = [x for x in configuration if x not in disagreeing]
+    with_value = [x for x in rest if any(f["setting"] and f["value"] for f in x["fixes"])]
+    assert len(with_value) >= 0.9 * len(rest) and len(rest) >= 20
     advice = [f["text"] for x in explained for f in x["fixes"]]
     assert not [a for a in advice if "Make sure" in a or "holds before" in a]  # no code-level advice
 
