@@ -117,19 +117,20 @@ def failing_values(
     for setting in settings:
         first = [preferred[setting.name]] if preferred and setting.name in preferred else []
         for value in dict.fromkeys(first + candidates(setting, condition, likely=True)):
-            if satisfiable(condition, *_equalities({**chosen, setting.code: value})):
+            if satisfiable(condition, *equalities({**chosen, setting.code: value})):
                 chosen[setting.code] = value
                 break
     missing = tuple(s.code for s in settings if s.code not in chosen)
     if missing:
-        found = example_values(f"({condition}) and " + " and ".join(_equalities(chosen)) if chosen else condition, missing)
+        found = example_values(f"({condition}) and " + " and ".join(equalities(chosen)) if chosen else condition, missing)
         if not found or any(code not in found or found[code] == "" for code in missing):
             return None  # no value the solver could name, or an empty string: nothing a user would write
         chosen.update(found)
     return chosen
 
 
-def _equalities(values: dict[str, Value]) -> tuple[str, ...]:
+def equalities(values: dict[str, Value]) -> tuple[str, ...]:
+    """`code == value` for each setting code of `values`, as the solver reads them."""
     return tuple(fast_unparse(value_of(code, value)) for code, value in values.items())
 
 

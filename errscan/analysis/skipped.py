@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from errscan.analysis.commands import Setting, action, candidates
+from errscan.analysis.commands import Setting, action, candidates, equalities
 from errscan.analysis.knobs import KnobCatalog
-from errscan.analysis.solver import Value, satisfiable, value_of
-from errscan.extract.unparse import fast_unparse
+from errscan.analysis.solver import Value, satisfiable
 from errscan.model import Fix
 
 
@@ -23,16 +22,12 @@ def switched_off(earlier: tuple[str, ...], settings_in: Callable[[str], tuple[Se
         for setting in settings_in(passed):
             if setting.default is None or setting.side:
                 continue
-            at_default = satisfiable(f"not ({passed})", _equal(setting, setting.default))
+            at_default = satisfiable(f"not ({passed})", *equalities({setting.code: setting.default}))
             for value in candidates(setting, passed, likely=False):
                 if value != setting.default and at_default is not False and \
-                        satisfiable(f"not ({passed})", _equal(setting, value)) is False:
+                        satisfiable(f"not ({passed})", *equalities({setting.code: value})) is False:
                     return setting, value
     return None
-
-
-def _equal(setting: Setting, value: Value) -> str:
-    return fast_unparse(value_of(setting.code, value))
 
 
 def skipped_words(found: tuple[Setting, Value], catalog: KnobCatalog, besides: str) -> tuple[str, Fix]:

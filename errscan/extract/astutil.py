@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from typing import Sequence
+from typing import Iterator, Sequence
+
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)  # code that runs later, if ever
+
+
+def walk_own(node: ast.AST) -> Iterator[ast.AST]:
+    """`ast.walk` in source order, not into nested functions, classes and lambdas."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed([c for c in ast.iter_child_nodes(current) if not isinstance(c, SCOPES)]))
 
 _BLOCK_ORDER = ("body", "handlers", "orelse", "finalbody", "cases")
 _BLOCK_FIELDS: dict[type, tuple[str, ...]] = {}  # statement type -> its fields that hold blocks

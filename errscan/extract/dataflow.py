@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Iterable
 
-from errscan.extract.astutil import always_exits, bound_names, child_blocks, dotted, suppresses
+from errscan.extract.astutil import SCOPES, always_exits, bound_names, child_blocks, dotted, suppresses
 from errscan.extract.conditions import (
     READERS, Condition, Env, Term, conjuncts, is_computed, negate, parse_expression, restated,
 )
@@ -177,7 +177,6 @@ def rereadable(value: ast.expr) -> bool:
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _SIMPLE = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return, ast.Raise, ast.Pass, ast.Import, ast.ImportFrom)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 def changed_in_loop(loop: ast.stmt, memo: dict[int, frozenset[str]], is_log: Callable[[str | None], object]) -> frozenset[str]:
@@ -203,7 +202,7 @@ def _changed(body: list[ast.stmt], memo: dict[int, frozenset[str]], is_log: Call
             found.update(mutated_by_call(call, is_log, True))
         if rebound is not None:
             rebound.update(bound)
-        if isinstance(stmt, _SIMPLE) or isinstance(stmt, _SCOPES):
+        if isinstance(stmt, _SIMPLE) or isinstance(stmt, SCOPES):
             continue
         if isinstance(stmt, _LOOPS):
             looped = changed_in_loop(stmt, memo, is_log)

@@ -14,12 +14,11 @@ from __future__ import annotations
 import ast
 import builtins
 
-from errscan.extract.astutil import dotted, rethrows
+from errscan.extract.astutil import SCOPES, dotted, rethrows
 from errscan.extract.conditions import Term, pseudo_term
 from errscan.extract.logcalls import LogCalls
 from errscan.extract.unparse import fast_unparse
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _SILENT = frozenset({"isinstance", "id", "len", "str", "repr", "time.time", "time.monotonic", "time.perf_counter"})
 _FULL = 3  # up to this many sources are printed whole; more are printed as `name(...)`
 
@@ -85,7 +84,7 @@ class _Sources:
             self.statement(stmt)
 
     def statement(self, stmt: ast.stmt) -> None:
-        if isinstance(stmt, _SCOPES):
+        if isinstance(stmt, SCOPES):
             for decorator in getattr(stmt, "decorator_list", ()):
                 self.expression(decorator)
             return
@@ -148,7 +147,7 @@ def _reraises(body: list[ast.stmt]) -> bool:
         node = stack.pop()
         if isinstance(node, ast.Raise) and node.exc is None:
             return True
-        if not isinstance(node, _SCOPES):
+        if not isinstance(node, SCOPES):
             stack.extend(ast.iter_child_nodes(node))
     return False
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from errscan.extract.astutil import child_blocks, dotted, rethrows
+from errscan.extract.astutil import SCOPES, child_blocks, dotted, rethrows, walk_own
 from errscan.extract.conditions import Env
 from errscan.extract.facts import HandlerAction, HandlerFact, TryFact
 from errscan.extract.logcalls import LogCalls
@@ -20,7 +20,6 @@ from errscan.extract.unparse import fast_unparse
 
 _STATUS_KEYWORDS = ("status_code", "status")
 _MESSAGE_KEYWORDS = ("detail", "message", "msg", "err_msg", "error")
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 def try_fact(stmt: ast.Try, scope: str, logs: LogCalls, env: Env) -> TryFact | None:
@@ -47,7 +46,7 @@ def _handler(handler: ast.ExceptHandler, logs: LogCalls) -> HandlerFact:
 
 def _read(body: list[ast.stmt], caught: str | None, logs: LogCalls, actions: list[HandlerAction], conditional: bool) -> None:
     for stmt in body:
-        if isinstance(stmt, _SCOPES):
+        if isinstance(stmt, SCOPES):
             continue
         if isinstance(stmt, ast.Raise):
             _raise(stmt, caught, actions)
@@ -74,7 +73,7 @@ def _raise(stmt: ast.Raise, caught: str | None, actions: list[HandlerAction]) ->
 
 def _calls(stmt: ast.stmt, logs: LogCalls, actions: list[HandlerAction]) -> None:
     """The calls of a simple statement: a log call is a `log` action, any other a `call`."""
-    for node in _walk(stmt):
+    for node in walk_own(stmt):
         if not isinstance(node, ast.Call):
             continue
         callee = dotted(node.func)
@@ -86,16 +85,6 @@ def _calls(stmt: ast.stmt, logs: LogCalls, actions: list[HandlerAction]) -> None
             actions.append(HandlerAction("log", node.lineno, level, fast_unparse(first), tuple(fast_unparse(a) for a in rest)))
         else:
             actions.append(HandlerAction("call", node.lineno, callee, _message(node), (), _status(node)))
-
-
-def _walk(node: ast.AST):
-    """`ast.walk` in source order, not into nested functions and classes."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        children = [c for c in ast.iter_child_nodes(current) if not isinstance(c, _SCOPES)]
-        stack.extend(reversed(children))
 
 
 def _message(call: ast.Call) -> str | None:

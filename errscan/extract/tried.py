@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import ast
 
-from errscan.extract.astutil import dotted
+from errscan.extract.astutil import SCOPES, dotted, walk_own
 from errscan.extract.conditions import Env
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 MAX_DEPTH = 6  # locals followed back from an argument (`url` <- `base` <- `self.host`)
 
 
 def tried_reads(body: list[ast.stmt], env: Env) -> tuple[tuple[str, str], ...]:
     """(attribute, via) for each `self.x` the body reads: `via` is the innermost call whose argument
     it is in (`client.post:0`, `sock.connect:url`), "" where it is read outside any argument."""
-    bound = {n.id for stmt in body for n in _walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound = {n.id for stmt in body for n in walk_own(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     found: dict[tuple[str, str], None] = {}
     for stmt in body:
         _visit(stmt, "", env, bound, found)
@@ -26,7 +25,7 @@ def tried_reads(body: list[ast.stmt], env: Env) -> tuple[tuple[str, str], ...]:
 
 
 def _visit(node: ast.AST, via: str, env: Env, bound: set[str], found: dict[tuple[str, str], None]) -> None:
-    if isinstance(node, _SCOPES):
+    if isinstance(node, SCOPES):
         return
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
         found[(node.attr, via)] = None
@@ -46,7 +45,7 @@ def _visit(node: ast.AST, via: str, env: Env, bound: set[str], found: dict[tuple
 def _argument(node: ast.expr, via: str, env: Env, bound: set[str], found: dict[tuple[str, str], None]) -> None:
     """An argument's own reads, and those of the locals in it that were bound before the `try`."""
     _visit(node, via, env, bound, found)
-    todo = [(n.id, 0) for n in _walk(node) if isinstance(n, ast.Name) and n.id not in bound]
+    todo = [(n.id, 0) for n in walk_own(node) if isinstance(n, ast.Name) and n.id not in bound]
     seen: set[str] = set()
     while todo:
         name, depth = todo.pop()
@@ -59,12 +58,3 @@ def _argument(node: ast.expr, via: str, env: Env, bound: set[str], found: dict[t
                 found[(read[5:], via)] = None
             else:
                 todo.append((read, depth + 1))
-
-
-def _walk(node: ast.AST):
-    """The nodes of a statement or expression, not those of nested functions, classes and lambdas."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(c for c in ast.iter_child_nodes(current) if not isinstance(c, _SCOPES))
