@@ -133,6 +133,9 @@ class DefinitionWalk:
                 elif name:
                     suffix = "()" if isinstance(stmt.value, ast.Call) else ""
                     self.module_values[targets[0].id] = name + suffix
+                    imported = next((t for s, local, t in self.imports if s == "" and local == name), None)
+                    if imported is not None and not suffix:  # `X = _Real` in `try`, `X = _Mock` in `except`
+                        self.bind_import(targets[0].id, imported)
         # `self.x = Foo(...)` / `self.x: Foo = ...` in a method types the attribute x (both written
         # down for `self.x: Base = Foo(...)`: the graph prefers the class constructed).
         klass = self.class_stack[-1] if self.class_stack else None

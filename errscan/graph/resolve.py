@@ -272,6 +272,13 @@ class Resolver(ClassHierarchy):
         return list(dict.fromkeys(k for k in found if k in self.index.classes))
 
     def resolve_text(self, module: ModuleFacts, scope: str, dotted: str, how: str) -> list[tuple[str, str]] | None:
+        head, dot, rest = dotted.partition(".")
+        bound = (module.alternatives or {}).get(head)
+        if bound and self.visible(module, scope).get(head) == module.imports.get("", {}).get(head):
+            # a module name bound to different imports in different branches (`try`/`except`, one per
+            # platform): whichever the branch taken gives
+            found = [pair for target in bound for pair in self._on_name(self.index.canonical(target + dot + rest), how) or []]
+            return list(dict.fromkeys(found)) or None
         target = self.qualify(module, scope, dotted)
         return self._on_name(target, how) if target else None
 

@@ -194,3 +194,9 @@ def test_no_condition_where_another_value_may_be_of_the_class():
     assert _conditions(graph, "Twice.load", "Native.load") == {None}
     assert _conditions(graph, "Reset.load", "Native.load") == {None}
     assert _conditions(graph, "Branched.load", "Native.load") == {"not config.remote"}
+
+
+def test_a_name_bound_to_either_of_two_imports_reaches_both():
+    graph = graph_of("fallback_alias", "fallback_real", "fallback_stand_in")
+    assert set(callees(graph, "fallback_alias.open_store")) == {
+        "fallback_real.Client.__init__", "fallback_stand_in.Client.__init__"}
