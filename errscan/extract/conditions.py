@@ -193,14 +193,14 @@ class _SubstitutingUnparser(Unparser):
     enough to run on every condition of a whole package.
     """
 
-    def __init__(self, env: Env | None = None, only_computed: bool = True, depth: int = 0, root: ast.expr | None = None,
-                 **unparser_options):
+    def __init__(self, env: Env | None = None, only_computed: bool = True, depth: int = 0,
+                 around: tuple[ast.expr, ...] = (), **unparser_options):
         super().__init__(**unparser_options)
         self._env = env or {}
         self._only_computed = only_computed
         self._depth = depth
-        self._root = root
-        self._root_callees: frozenset[str] | None = None
+        self._around = around  # the printed expression, then each value put in on the way to this one
+        self._around_callees: frozenset[str] | None = None
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if isinstance(node.value, ast.Name) and f"{node.value.id}.{node.attr}" in self._env:
@@ -216,7 +216,7 @@ class _SubstitutingUnparser(Unparser):
         value = binding.value if binding else None
         if binding is not None and binding.itself and isinstance(node.ctx, ast.Load):
             earlier = {k: b for k, b in self._env.items() if k != key}  # the name in the value is the earlier one
-            text = _SubstitutingUnparser(earlier, self._only_computed, self._depth + 1, self._root).visit(value)
+            text = _SubstitutingUnparser(earlier, self._only_computed, self._depth + 1, (*self._around, value)).visit(value)
             self.write(text if isinstance(value, _ATOMIC) else f"({text})")
             return
         if (
@@ -230,22 +230,24 @@ class _SubstitutingUnparser(Unparser):
         ):
             self.write(key)
             return
-        text = _SubstitutingUnparser(self._env, self._only_computed, self._depth + 1, self._root).visit(value)
+        text = _SubstitutingUnparser(self._env, self._only_computed, self._depth + 1, (*self._around, value)).visit(value)
         self.write(text if isinstance(value, _ATOMIC) else f"({text})")
 
     def _calls_again(self, value: ast.expr) -> bool:
-        """Whether the value calls what the printed expression calls itself: `deadline =
-        time.monotonic() + t` then `time.monotonic() > deadline` printed with the value in place
-        would read as one clock compared with itself. The shown form keeps the name; the deep form,
-        which finds settings, still reads through it."""
+        """Whether the value calls what the printed expression (or a value already put into it)
+        calls itself: `deadline = time.monotonic() + t` then `time.monotonic() > deadline` printed
+        with the value in place would read as one clock compared with itself, and so would `t0 =
+        time.perf_counter()` inside `elapsed = time.perf_counter() - t0`. The shown form keeps the
+        name; the deep form, which finds settings, still reads through it."""
         callees = [fast_unparse(node.func) for node in ast.walk(value) if isinstance(node, ast.Call)
                    and not (isinstance(node.func, ast.Name) and node.func.id in READERS)
                    and not (isinstance(node.func, ast.Attribute) and node.func.attr == "get")]
-        if not callees or self._root is None:
+        if not callees or not self._around:
             return False
-        if self._root_callees is None:
-            self._root_callees = frozenset(fast_unparse(node.func) for node in ast.walk(self._root) if isinstance(node, ast.Call))
-        return not self._root_callees.isdisjoint(callees)
+        if self._around_callees is None:
+            self._around_callees = frozenset(fast_unparse(node.func) for expression in self._around
+                                             for node in ast.walk(expression) if isinstance(node, ast.Call))
+        return not self._around_callees.isdisjoint(callees)
 
 
 def unparse(node: ast.AST) -> str:
@@ -258,7 +260,7 @@ def unparse(node: ast.AST) -> str:
 
 def _substituted(node: ast.expr, env: Env, only_computed: bool) -> str:
     try:
-        return _SubstitutingUnparser(env, only_computed, root=node).visit(node)
+        return _SubstitutingUnparser(env, only_computed, around=(node,)).visit(node)
     except ValueError:
         return unparse(node)
 
