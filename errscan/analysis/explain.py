@@ -31,7 +31,7 @@ from errscan.analysis.named import advised, decided, flags_in_words
 from errscan.analysis.optional import missing_package, not_installed
 from errscan.analysis.skipped import skipped_words, switched_off
 from errscan.analysis.peers import peer_fix, peer_named
-from errscan.analysis.phases import in_phase, phase_of
+from errscan.analysis.phases import in_phase, phase_of, with_cause
 from errscan.analysis.origins import client_field, decided_outside, foreign, keys_passed, read_here, timers
 from errscan.analysis.ways import Way, for_part, positive_parts
 from errscan.analysis.solver import Value, rules_out, satisfiable
@@ -329,7 +329,7 @@ class Explainer:
             return f"{subject} {verb(error, subject)} this{timing}; {', '.join(dict.fromkeys(named)) or 'the model'} decides whether it does."
         if kind == "environment":
             what, _, facet = outside(error, own, self.profile, module, self._files(error, own, module))
-            return f"{subject} reports this{timing} when {what}{_ANSWERED if facet == 'reached' else _UNDECIDED}{besides}."
+            return f"{subject} reports this{with_cause(timing)} {what}{_ANSWERED if facet == 'reached' else _UNDECIDED}{besides}."
         if kind == "usage":
             return f"{subject} refuses a request with this error{timing}: the request itself is at fault."
         known = [w for w in words if w]
@@ -355,9 +355,9 @@ class Explainer:
             return (f"An internal consistency check of {subject} fails{now}: {project}'s own state is not what this "
                     f"code expects; {untraced}, so unless the message points to your setup or environment, it is "
                     f"most likely a bug.{case}")
-        guide = (f" when the check below holds; {untraced}, so the message and that check are the guide to what went wrong"
-                 if own else f"; {untraced}, so the message is the guide to what went wrong")
-        return f"{subject} {verb(error, subject)} this{now}{guide}.{case}"
+        guide = (f"{with_cause(now)} the check below holds; {untraced}, so the message and that check are the guide to "
+                 f"what went wrong" if own else f"{now}; {untraced}, so the message is the guide to what went wrong")
+        return f"{subject} {verb(error, subject)} this{guide}.{case}"
 
     def _runtime(self, way: Way, class_settings: dict[str, list[str]]) -> str:
         """What else the way tests at run time (data, a peer's answer), in words from its names: the

@@ -11,6 +11,7 @@ import re
 from errscan.analysis.chains import Reach
 from errscan.analysis.commands import Setting
 from errscan.analysis.fileio import FILE_CALLS
+from errscan.analysis.phases import with_cause
 from errscan.analysis.solver import Value, rules_out
 from errscan.analysis.wording import PATH, Raw, user_words
 from errscan.extract.conditions import parse_expression
@@ -72,7 +73,7 @@ def read_from_file(keys: dict[str, str], own_code: str, path_settings: tuple[Set
     if words is None:
         return None
     told = " and ".join(f"`{k}`" for k in dict.fromkeys(keys.values()))
-    summary = f"{subject} {does} this{timing} when {words}: a value of your configuration file, not a bug."
+    summary = f"{subject} {does} this{with_cause(timing)} {words}: a value of your configuration file, not a bug."
     found = _avoiding(keys, own_code)
     if found is None:
         return "configuration", summary, Fix(next(iter(keys.values())), None,

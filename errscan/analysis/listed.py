@@ -12,6 +12,7 @@ import ast
 from typing import Iterable
 
 from errscan.analysis.knobs import KnobCatalog, carrier, spelling
+from errscan.analysis.phases import with_cause
 from errscan.analysis.ways import conjuncts
 from errscan.extract.conditions import parse_expression
 from errscan.extract.unparse import fast_unparse
@@ -37,7 +38,7 @@ def listed_items(code: str, knobs: Iterable[Knob], catalog: KnobCatalog, subject
         setting, flag = spelling(knob, catalog), carrier(knob, catalog)
         where = f"`{setting}`" + (f" in `{flag}`" if flag else "")
         shown = _shown(value, generator.ifs)
-        summary = f"{subject} {does} this{timing} when the entries listed in {where} give different values of {shown}: they must all give the same one."
+        summary = f"{subject} {does} this{with_cause(timing)} the entries listed in {where} give different values of {shown}: they must all give the same one."
         text = f"List in {where} only entries that give the same {shown}, or a single entry."
         return "configuration", summary, Fix(setting, None, text, flag)
     return None

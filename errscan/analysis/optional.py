@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 
+from errscan.analysis.phases import in_phase, with_cause
 from errscan.extract.conditions import Condition, parse_expression
 from errscan.extract.facts import ModuleFacts
 from errscan.extract.unparse import fast_unparse
@@ -94,8 +95,7 @@ def not_installed(missing: Missing, subject: str, when: str | None, where: str |
     """An optional import that failed: the package is missing, and installing it is the fix."""
     name, root, distribution, instead = missing
     project = profile.title or profile.name
-    first = when.split("; or ")[0] if when else None
-    summary = (f"{subject} reports this{f' {first}' if first else ''} when the package providing `{root}` is not "
+    summary = (f"{subject} reports this{with_cause(in_phase(when))} the package providing `{root}` is not "
                f"installed (importing `{name}` from it failed); no setting of yours decides it.")
     text = (f"Install it in the same Python environment as {project}: `pip install {distribution}`."
             if distribution else f"Install the package that provides the `{root}` module in the same Python "

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Callable
 
 from errscan.analysis.advice import report, verb
 from errscan.analysis.commands import Setting
+from errscan.analysis.phases import with_cause
 from errscan.extract.conditions import parse_expression
 from errscan.extract.unparse import fast_unparse
 from errscan.analysis.chains import Reach
@@ -61,7 +62,7 @@ def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], sub
     if status is not None:
         call, code = status
         return ("environment",
-                f"{subject} {does} this{timing} when `{call}` answers {code}: the library, store or service behind "
+                f"{subject} {does} this{with_cause(timing)} `{call}` answers {code}: the library, store or service behind "
                 f"that call reports a failure (or that it is full), so its state decides it, not a bug.",
                 Fix("", None, f"Look at the log of `{call}` and of the service it talks to for why it answered {code}; "
                               "check that the service is running, reachable from this host and has room."))
@@ -70,7 +71,7 @@ def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], sub
         call, name, returned = library
         call, project = re.sub(r"^self\.", "", call), profile.title or profile.name
         return ("environment",
-                f"{subject} {does} this{timing} when `{call}` returns {returned}: that value is the answer of "
+                f"{subject} {does} this{with_cause(timing)} `{call}` returns {returned}: that value is the answer of "
                 f"`{name}`, a library outside {project}, not {project}'s own state, so the install or the version of "
                 f"`{name}` is the first thing to check.",
                 Fix("", None, f"Check that `{name}` is installed as this {project} release "
@@ -85,20 +86,20 @@ def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], sub
                     f"often because it stopped, is overloaded or cannot reach this one.{raise_it}",
                     timers[0].carrier if timers else None)
         return ("environment",
-                f"{subject} {does} this{timing} when something it waits for does not happen in time (a lease or "
+                f"{subject} {does} this{with_cause(timing)} something it waits for does not happen in time (a lease or "
                 f"timeout measured on the clock runs out): the other side's health and the time allowed decide it.",
                 fixes)
     if any(_BODY.search(code) for code in [own_code, *chain_codes]):
         if _short(own_code):  # fewer than asked for: its room ran out, whatever was registered
             return ("environment",
-                    f"{subject} {does} this{timing} when a client's request to this server asks for more than the "
+                    f"{subject} {does} this{with_cause(timing)} a client's request to this server asks for more than the "
                     f"server has left (the check below: it got fewer than the request needs): the server's pool is "
                     f"used up, or too small for what its clients store; not a bug.",
                     Fix("", None, "Give the server more room, or free some: check the size its clients register it "
                                   "with (the capacity they announce when they start) and that they release what they no "
                                   f"longer need; restarting the server empties it. If there is room, {text[0].lower()}{text[1:]}"))
         return ("environment",
-                f"{subject} {does} this{timing} when a client's request to this server asks for what the server "
+                f"{subject} {does} this{with_cause(timing)} a client's request to this server asks for what the server "
                 f"does not hold: most often the server restarted (and lost what clients had registered), or the "
                 f"client skipped a step; not a bug.",
                 Fix("", None, "Restart the clients (the instances using this server) after the server restarts, so "
@@ -106,7 +107,7 @@ def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], sub
     if profile.sides_advice and any(re.search(one, error.message) and re.search(other, error.message) for one, other in profile.sides):
         shown = " The message shows the values of each side." if error.placeholders else ""
         return ("configuration",
-                f"{subject} {does} this{timing} when a value of the other instance does not agree with this "
+                f"{subject} {does} this{with_cause(timing)} a value of the other instance does not agree with this "
                 f"instance's own (the message speaks of both): most often the two were started with models or "
                 f"settings that do not fit together; errscan traced no single setting that decides it.",
                 Fix("", None, f"{profile.sides_advice}{shown} If the two setups match, {text[0].lower()}{text[1:]}"))

@@ -42,6 +42,12 @@ def in_phase(when: str | None) -> str:
     return " in a background thread" if first and first.startswith("in the background") else f" {first}" if first else ""
 
 
+def with_cause(timing: str) -> str:
+    """`timing` (from `in_phase`) and the word that brings in a cause: "at start-up, if ..." after a
+    phase, which itself may read "when ...", else "when ..."; no sentence says "when ... when ..."."""
+    return f"{timing}, if" if timing else " when"
+
+
 def _same_start(one: str, other: str) -> bool:
     """Two phases told the same before their parenthesis ("at engine start-up (when ...)")."""
     return one.split(" (")[0] == other.split(" (")[0]

@@ -1,6 +1,7 @@
 """Explanations on a small package shaped like vLLM: summaries in user terms, fixes the solver proves."""
 
 import dataclasses
+import re
 
 import pytest
 
@@ -405,7 +406,7 @@ def test_a_field_read_from_the_users_file_is_a_setting_not_a_bug(explained):
     the JSON file `FILED_CONFIG_PATH` names."""
     filed = explained["buffer_size must be > 0"]
     assert filed.kind == "configuration" and "bug" not in filed.summary.replace("not a bug", "")
-    assert "when `buffer_size` in the file `FILED_CONFIG_PATH` names is at most `0`" in filed.summary
+    assert "(when the KV connector is created), if `buffer_size` in the file `FILED_CONFIG_PATH` names is at most `0`" in filed.summary
     assert (filed.fixes[0].setting, filed.fixes[0].value) == ("buffer_size", "1")  # the solver rules `<= 0` out
     assert filed.fixes[0].text.startswith("Set `buffer_size` to `1` in the file `FILED_CONFIG_PATH` names")
     # the rule broken in the chosen case is changed, not the case: `segment`, not `mode`
@@ -599,3 +600,11 @@ def test_a_set_filled_from_the_entries_a_setting_lists_names_that_list(explained
     (fix,) = members.fixes
     assert fix.setting == "kv_connector_extra_config.members" and fix.text.startswith(
         "List in `kv_connector_extra_config.members` in `--kv-transfer-config` only entries that give the same `layout`")
+
+
+def test_a_summary_brings_in_its_cause_with_if_after_a_phase(explained):
+    """"raises this at engine start-up (when ...) when the check below holds" reads as two times;
+    after a phase the cause is brought in by "if"."""
+    timed = [e.summary for e in explained.values() if e.when and e.kind != "configuration"]
+    assert any(", if " in s for s in timed)
+    assert not [s for s in timed if re.search(r"\bwhen\b[^;:.]*\bwhen\b", s)]
