@@ -43,6 +43,7 @@ Values = tuple[tuple[str, Bound], ...]  # parameter -> value, sorted: hashable, 
 
 _WORD = re.compile(r"\w+")
 _CONSTANT = re.compile(r"^(-?\d+|True|False|None|'.*'|\".*\")$", re.DOTALL)
+_DISPLAY = re.compile(r"^\(.*\)$", re.DOTALL)  # `argument_text`'s tuple of items: `(a, 'b', ..., )`
 _NAMED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\.[A-Z][A-Z0-9_]*$")  # `zmq.ROUTER`, `Role.WORKER`
 
 
@@ -70,6 +71,8 @@ def carried(graph: CallGraph, values: Values, site: CallSite, caller: str, calle
             found[name] = bound[text]
         elif text.endswith("(...)") and (klass := _class(graph, caller, text[:-5])):
             found[name] = Bound(klass.rsplit(".", 1)[-1], f"passed at {where}", built=True)
+        elif _DISPLAY.match(text):  # a collection written out: only its size is carried
+            found[name] = Bound(f"({'..., ' * _size(text)})", f"passed at {where}")
         elif name in named and text != named[name]:
             found[name] = Bound(text, f"passed at {where}", given=True)
 
@@ -200,7 +203,16 @@ def _words(code: str) -> frozenset[str]:
     return frozenset(_WORD.findall(code))
 
 
+def _size(display: str) -> int:
+    """How many items `argument_text` wrote in a tuple of items."""
+    node = ast.parse(display, mode="eval").body
+    return len(node.elts) if isinstance(node, ast.Tuple) else 1
+
+
 def _said(name: str, bound: Bound) -> str:
+    if _DISPLAY.match(bound.value):
+        size = _size(bound.value)
+        return f"`{name}` is a collection of {size} item{'s' if size != 1 else ''} ({bound.origin})"
     if bound.built:
         return f"`{name}` is a `{bound.value}` object, never None ({bound.origin})"
     return f"`{name}` is `{bound.value}` ({bound.origin})"
