@@ -4,6 +4,8 @@ At each step of a chain a parameter of the callee is bound to a constant when th
 (by position or keyword), passes on a parameter of the caller that is bound itself, or leaves out
 one whose default is a constant; a parameter passed an object the caller constructs (`C(...)`,
 `extract/callsites.py` writes such an argument so) is bound as never None, only that;
+a parameter whose default names a function (`merge_fn=merge_offsets`) and that the call passes
+something else is bound as given, so a call through it does not reach that default (`search.py`);
 a call with `*args` or `**kwargs` leaves what it does not write
 unknown, and a parameter the callee assigns again is never bound. A member of an `Enum` class of the
 tree (`KVConnectorRole.WORKER`) is bound as that member: another member of the same class, named
@@ -34,12 +36,14 @@ class Bound:
     origin: str  # where it comes from: "passed at base_worker.py:916", "the default of `f`, ..."
     built: bool = False  # an object a constructor made (`IOEngine(...)`): only known not to be None
     member: bool = False  # a member of an Enum class: unequal to the class's other members
+    given: bool = False  # passed in place of a default that names a function (`merge_fn=lambda ...`): not that function
 
 
 Values = tuple[tuple[str, Bound], ...]  # parameter -> value, sorted: hashable, one per chain step
 
 _WORD = re.compile(r"\w+")
 _CONSTANT = re.compile(r"^(-?\d+|True|False|None|'.*'|\".*\")$", re.DOTALL)
+_DISPLAY = re.compile(r"^\(.*\)$", re.DOTALL)  # `argument_text`'s tuple of items: `(a, 'b', ..., )`
 _NAMED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\.[A-Z][A-Z0-9_]*$")  # `zmq.ROUTER`, `Role.WORKER`
 
 
@@ -57,6 +61,7 @@ def carried(graph: CallGraph, values: Values, site: CallSite, caller: str, calle
     where = f"{site.path.rsplit('/', 1)[-1]}:{site.line}"
     found: dict[str, Bound] = {}
     written: set[str] = set()
+    named = dict(fact.named_defaults)
 
     def bind(name: str, text: str) -> None:
         written.add(name)
@@ -66,6 +71,10 @@ def carried(graph: CallGraph, values: Values, site: CallSite, caller: str, calle
             found[name] = bound[text]
         elif text.endswith("(...)") and (klass := _class(graph, caller, text[:-5])):
             found[name] = Bound(klass.rsplit(".", 1)[-1], f"passed at {where}", built=True)
+        elif _DISPLAY.match(text):  # a collection written out: only its size is carried
+            found[name] = Bound(f"({'..., ' * _size(text)})", f"passed at {where}")
+        elif name in named and text != named[name]:
+            found[name] = Bound(text, f"passed at {where}", given=True)
 
     for name, text in zip(params[skip : fact.positional], positional):
         if text == "*":
@@ -177,7 +186,7 @@ def conditions_hold(code: str | None, values: Values, where: str) -> tuple[bool 
     if plain is False:
         return False, f"{where} is never reached: `{_short(code)}` contradicts itself"
     words = _words(code)
-    bound = {name: value for name, value in values if name in words}
+    bound = {name: value for name, value in values if name in words and not value.given}
     if not bound:
         return plain, ""
     result = _holds(code, bound)
@@ -194,7 +203,16 @@ def _words(code: str) -> frozenset[str]:
     return frozenset(_WORD.findall(code))
 
 
+def _size(display: str) -> int:
+    """How many items `argument_text` wrote in a tuple of items."""
+    node = ast.parse(display, mode="eval").body
+    return len(node.elts) if isinstance(node, ast.Tuple) else 1
+
+
 def _said(name: str, bound: Bound) -> str:
+    if _DISPLAY.match(bound.value):
+        size = _size(bound.value)
+        return f"`{name}` is a collection of {size} item{'s' if size != 1 else ''} ({bound.origin})"
     if bound.built:
         return f"`{name}` is a `{bound.value}` object, never None ({bound.origin})"
     return f"`{name}` is `{bound.value}` ({bound.origin})"

@@ -244,6 +244,10 @@ class Search:
         """Whether the call of `callee` at `site` (under `code`) can be taken, with `values` bound
         and on the platforms `on`; and the platforms after it."""
         where = call_place(site, callee)
+        given = dict(values).get(site.call.callee) if site.resolution == "alias" and site.call is not None else None
+        if given is not None and given.given:  # `merge_fn(...)` reaches `merge_fn`'s default, which the caller replaced
+            return (False, f"{where} is never reached on this way: `{site.call.callee}` is {given.origin}, so it "
+                           f"is not its default"), on
         ends, why = self.platforms.step(on, code, callee, where)
         if why:
             self.platform_refused = True

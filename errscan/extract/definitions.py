@@ -55,6 +55,7 @@ class DefinitionWalk:
                 ast.get_docstring(node), self.qualify_scope(klass) if klass else None,
                 dotted(returns), _class_of_type(returns), len(node.args.posonlyargs) + len(node.args.args),
                 _constant_defaults(node.args), rebound_parameters(node, counts[0]),
+                tuple(dotted_defaults(node.args).items()),
             )
         )
         if any(isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) for d in node.decorator_list):

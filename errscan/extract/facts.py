@@ -44,6 +44,7 @@ class FunctionFact:
     positional: int = 0  # how many of `params` may be passed by position (the rest are keyword-only)
     defaults: tuple[tuple[str, str], ...] = ()  # (parameter, its default) where the default is a constant
     rebound: tuple[str, ...] = ()  # parameters the body assigns again
+    named_defaults: tuple[tuple[str, str], ...] = ()  # (parameter, its default) where the default names a function or class
 
 
 @dataclass(frozen=True)

@@ -193,3 +193,22 @@ def test_a_member_of_an_enum_passed_on_is_unequal_to_the_other_members():
     assert any("`role` is `Role.WORKER` (passed at enum_member_argument.py:" in c.why for c in found.infeasible)
     flags = shown(graph, "calls.enum_member_argument.check_mode", entries, "mode == Flags.WRITE")
     assert [t[0] for t in tails(flags)] == ["open_for_reading"] and not flags.infeasible
+
+
+def test_a_default_function_the_caller_replaces_is_not_called_on_its_way():
+    entries = {f"calls.replaced_default_function.{n}": Entry(f"calls.replaced_default_function.{n}", "main", ())
+               for n in ("read", "write")}
+    found = shown(graph_of("replaced_default_function"), "calls.replaced_default_function.merge_offsets", entries)
+    assert tails(found) == [["write", "plan", "merge_offsets"]]
+    (refused,) = found.infeasible
+    assert [n.rsplit(".", 1)[1] for n in refused.nodes] == ["read", "plan", "merge_offsets"]
+    assert "`merge_fn` is passed at replaced_default_function.py:16, so it is not its default" in refused.why
+
+
+def test_a_collection_written_out_at_the_call_carries_its_size():
+    entries = {f"calls.collection_written_out.Worker.{n}": Entry(f"calls.collection_written_out.Worker.{n}", "main", ())
+               for n in ("register_many", "register_one")}
+    found = shown(graph_of("collection_written_out"), "calls.collection_written_out.Worker.register", entries, "not caches")
+    assert tails(found) == [["register_many", "register"]]
+    (refused,) = found.infeasible
+    assert "`caches` is a collection of 1 item (passed at collection_written_out.py:14)" in refused.why

@@ -82,3 +82,9 @@ def test_a_hard_question_is_unknown_after_the_same_work_however_loaded_the_machi
     before = work_done()
     assert solver.satisfiable.__wrapped__(hard) is None
     assert work_done() - before <= solver.RESOURCE_LIMIT * 1.01  # stopped by the work done, not the clock
+
+
+def test_a_collection_written_out_has_the_truth_and_size_of_its_items():
+    assert satisfiable("not (a, )") is False and satisfiable("not {'k': v}") is False
+    assert satisfiable("len((a, b, )) > 2") is False and satisfiable("len({'k': v}) == 1") is True
+    assert satisfiable("not []") is True and satisfiable("not (*rest, )") is not False  # its size is not written
