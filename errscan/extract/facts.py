@@ -68,6 +68,9 @@ class CallFact:
     # to): what a chain carries into the callee's parameters. `**` names a `**kwargs` keyword.
     arguments: tuple[str, ...] = ()
     keywords: tuple[tuple[str, str], ...] = ()
+    # An argument written `C(...)` for a local (or `self.x`) that holds what `C` gave it: its
+    # position (or keyword) and that local, which the call's condition reads by its value.
+    built: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

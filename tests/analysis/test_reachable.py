@@ -69,3 +69,15 @@ def test_a_contradiction_the_chain_makes_itself_says_nothing_of_how_the_class_is
     assert error.trigger.reachable is False
     assert "the call of `_defaults` at asserted_again.py:13, made only if `vllm_config.transfer is not None`" in error.trigger.unreachable
     assert "built only by" not in error.trigger.unreachable
+
+
+def test_a_local_checked_then_passed_on_rules_out_the_callees_check_of_its_parameter(analysis_catalog):
+    """tests/fixtures/analysis_pkg/vllm/kv/connectors/config_passed.py: the constructor asserts the
+    type of the config a helper made (an outside class), then passes that local on: the callee's
+    assert of its parameter is the same test (vLLM's LMCache adapter, `_init_lmcache_engine`)."""
+    (error,) = [e for e in analysis_catalog.errors if e.message == "cache config must be passed"]
+    trigger = error.trigger
+    assert trigger.satisfiable is True and not trigger.chains and trigger.reachable is False
+    (chain,) = trigger.infeasible_chains
+    assert "the call of `_init_engine` at config_passed.py:41, made only if `isinstance(get_or_create_config(), CacheConfig)" in chain.infeasible
+    assert error.explanation.kind == "unreachable" and "cannot fire at this commit" in error.explanation.summary
