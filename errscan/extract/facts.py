@@ -145,6 +145,16 @@ class AttributeStore:
 
 
 @dataclass(frozen=True)
+class AttributeFill:
+    """A use of attribute `attribute` that may fill it (`fills.py`), or a store of an empty
+    collection in it (`empty`: `[]`, `{}`, `set()`, as written); "*" for any attribute."""
+
+    attribute: str
+    line: int
+    empty: str = ""
+
+
+@dataclass(frozen=True)
 class FirstCall:
     """`x = C(...)` followed, as the very next statement, by `x.m(...)` with plain arguments: the
     first thing done with the new object, before it is handed on or any other method of it runs."""
@@ -257,6 +267,7 @@ class ModuleFacts:
     imported: tuple[tuple[str, str | None], ...] = ()
     attribute_stores: tuple[AttributeStore, ...] = ()
     first_calls: tuple[FirstCall, ...] = ()
+    attribute_fills: tuple[AttributeFill, ...] = ()
     # (scope, dotted name, condition `deep` code or None) of a capitalised name (a class, by convention)
     # held as a value: an item of a list, tuple, set or dict display, a branch of a conditional
     # expression, an operand of `or`/`and`, or assigned (`_CLASSES = {A, B}`, `A if x else B`): a
