@@ -16,7 +16,7 @@ from errscan.extract.conditions import (
     unparse,
 )
 from errscan.extract.dataflow import (
-    assigned_by, changed_in_loop, effect_call, forget, mutated_by_call, nested_exits, rereadable, unchanged_by,
+    assigned_by, changed_in_loop, effect_call, forget, mutated_by_call, nested_exits, rereadable, tested_as_new, unchanged_by,
 )
 from errscan.extract.definitions import DefinitionWalk, Frame
 from errscan.extract.filled import filled_in
@@ -149,7 +149,9 @@ class FactCollector(DefinitionWalk, CallWalk):
                 new = changes[mark:]
                 rebound = [k for k, again in new if again]
                 if env or terms:
-                    terms = forget(env, terms, rebound, [k for k, again in new if not again], self.assigned.intersection(rebound), through)
+                    tested = tested_as_new(stmt, terms) if kind is ast.Assign else ()
+                    terms = forget(env, tuple(t for t in terms if t not in tested), rebound, [k for k, again in new if not again],
+                                   self.assigned.intersection(rebound), through) + tested
                 self.assigned.update(rebound)
                 for key, _ in new:
                     self.frame.built.pop(key, None)
