@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
+from typing import Callable, Sequence
 
 import msgspec
 
@@ -30,7 +30,8 @@ from errscan.analysis.plain import plain_words
 from errscan.analysis.reads import Source, attribute_reads, class_reads, held_codes, made_reads, plugin_reads, read_knobs
 from errscan.analysis.platforms import PlatformRules
 from errscan.analysis.related import related_errors
-from errscan.analysis.settled import Settled, SettledAttributes, ruled_out
+from errscan.analysis.emptied import EmptyAttributes
+from errscan.analysis.settled import SettledAttributes, ruled_out
 from errscan.analysis.solutions import solutions
 from errscan.analysis.solver import satisfiable
 from errscan.analysis.tables import table_plugins
@@ -94,6 +95,7 @@ class _Analysis:
         self.passed = Passed(graph, catalog, profile, self.reads)
         self.dispatch = Dispatch(graph)
         self.settled = SettledAttributes(graph)
+        self.emptied = EmptyAttributes(graph)
         self.platforms = PlatformRules(graph, profile.platforms)
         self.finder = SurfaceFinder(graph, profile, [error for error, _, _ in sites])
         self.per_function: dict[str, tuple[Reach, dict[str, list[Source]]]] = {}  # many sites share a function
@@ -123,7 +125,9 @@ class _Analysis:
         found = select(searched, lambda values: conditions_hold(local, values, f"line {raw.line}"),
                        lambda chain: self.along.contradicted(chain, local, node))
         terms = parameters_read(self.passed, node, terms)  # a setting every caller passes in
-        trigger = _trigger(error, raw, module, terms, contributions, found, helpers, self.plugin_count, settings, self.settled.of(node))
+        settled = self.settled.of(node)
+        trigger = _trigger(error, raw, module, terms, contributions, found, helpers, self.plugin_count, settings,
+                           lambda code, earlier: ruled_out(code, earlier, settled, error.function) or self.emptied.ruled_out(code, earlier, node))
         if error.kind != "log" and error.exception:
             exception = graph.qualify(module, "" if raw.function == "<module>" else raw.function, error.exception) or error.exception
             trigger = msgspec.structs.replace(trigger, http_status=http_status(graph, profile, exception, found))
@@ -188,8 +192,11 @@ def _site_terms(raw: RawSite, module: ModuleFacts) -> tuple[Condition, list[tupl
 
 def _trigger(
     error: ErrorSite, raw: RawSite, module: ModuleFacts, terms: Condition, contributions: list[tuple[str, str, str]],
-    found: Reach, helpers: HelperSettings, plugin_count: int, settings: dict[str, list[Source]], settled: tuple[Settled, ...],
+    found: Reach, helpers: HelperSettings, plugin_count: int, settings: dict[str, list[Source]],
+    never: Callable[[str | None, tuple[str, ...]], str | None],
 ) -> Trigger:
+    """The site's trigger; `never` says why its own condition cannot hold given what the package
+    settles of its attributes (set at construction, never filled), if it cannot."""
     catalog, profile = helpers.catalog, helpers.profile
     condition = render(terms)
     parts = _conjuncts(condition)
@@ -202,7 +209,7 @@ def _trigger(
     own_deep = render(own, "deep")
     earlier = tuple(t.deep for t in terms if t.other_error and not t.pseudo)
     holds = satisfiable(own_deep, *earlier) if own_deep else True
-    why = ruled_out(own_deep, earlier, settled, error.function) if holds is not False else None  # attributes settled at construction
+    why = never(own_deep, earlier) if holds is not False else None
     reachable, unreachable = (False, why) if why else _reachability(holds, found)
     registered = {r.kind for r in profile.registries}
     reached = {(p.name, p.kind, p.setting) for entry in found.entries for p in entry.plugins}

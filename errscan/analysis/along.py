@@ -4,7 +4,9 @@ Each step's condition is a check the program made on the way; when the callee is
 it tested (`connector_cls(config, ...)` after `if hma and not cls.supports_hma_config(config.kv)`),
 the same check holds of the callee's parameters (`vllm_config`). So each step's condition is
 carried along the chain, rewritten into the next function's parameters where it reads only what
-is passed on (a part that reads anything else is dropped: what is left says less, never more),
+is passed on (a local passed is read as the conditions write it, by its value, and a name both
+functions import alike, such as an outside class an `isinstance` tests, means the same in either;
+a part that reads anything else is dropped: what is left says less, never more),
 and read with the site's own condition: a chain whose carried checks contradict it cannot end in
 the error (`contradicted`). Names of the package are written qualified, so that one class read
 from two modules is one term. A call of a helper of the package with arguments is replaced by what
@@ -111,11 +113,11 @@ class Along:
         if qualified:
             checks.append((_settled(qualified, tuple(c for c, _ in checks)), where))
         mapping = tuple(self._passed(site, caller, callee).items())
-        params = self._params(callee)
+        known = self._params(callee) | self.graph.index.top_packages | _BUILTINS
         moved = []
         for check, made in checks:
             for part in _conjuncts(_renamed(check, mapping)):
-                if free_names(part) <= params | self.graph.index.top_packages | _BUILTINS:
+                if free_names(part) - known <= self._imported(caller, callee, free_names(part) - known):
                     moved.append((part, made))
         return tuple(dict.fromkeys(moved))
 
@@ -182,10 +184,23 @@ class Along:
         skip = _implicit(fact.decorators, fact.class_qualname, site)
         found: dict[str, str] = {}
         positional = call.arguments[: call.arguments.index("*")] if "*" in call.arguments else call.arguments  # `*args`: the rest unknown
-        for name, text in [*zip(params[skip:fact.positional], positional), *call.keywords]:
+        built = dict(call.built)  # `config` passed, written `make_config(...)`: read by its name
+        for key, name, text in [*((str(i), n, t) for i, (n, t) in enumerate(zip(params[skip:fact.positional], positional))),
+                                *((k, k, t) for k, t in call.keywords)]:
+            text = built.get(key, text)
             if name in params and name not in fact.rebound and text not in ("*", "**", UNKNOWN_ARGUMENT) and parse_expression(text) is not None:
-                found.setdefault(_deep_name(text, call.condition), name)
+                deep = _deep_name(text, call.condition)
+                found.setdefault(self.canonical(deep, caller) or deep, name)  # as the conditions carried write it
         return found
+
+    def _imported(self, caller: str, callee: str, names: frozenset[str]) -> frozenset[str]:
+        """The `names` both functions import as the same thing (`isinstance(config, CacheConfig)`
+        of a class from outside the package is the same test in either)."""
+        if not names:
+            return names
+        (caller_fact, caller_module), (callee_fact, callee_module) = self.graph.functions[caller], self.graph.functions[callee]
+        seen, sees = self.graph.visible(caller_module, caller_fact.scope), self.graph.visible(callee_module, callee_fact.scope)
+        return frozenset(name for name in names if name in seen and seen[name] == sees.get(name))
 
     def _params(self, function: str) -> frozenset[str]:
         entry = self.graph.functions.get(function)

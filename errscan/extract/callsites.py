@@ -111,6 +111,8 @@ class CallWalk:
             self.attribute_stores.append(AttributeStore(self.frame.scope, *written, node.lineno))
         arguments = tuple(self.argument(a) for a in node.args)
         keywords = tuple((k.arg or "**", self.argument(k.value)) for k in node.keywords)
+        built = tuple((str(key), name) for key, a in [*enumerate(node.args), *((k.arg, k.value) for k in node.keywords)]
+                      if key is not None and (name := self.built_local(a)))
         for key, argument in [*enumerate(node.args), *((k.arg, k.value) for k in node.keywords)]:
             if callee and type(argument) is ast.Call:
                 self.arguments[argument] = f"{callee}:{key}"
@@ -132,7 +134,7 @@ class CallWalk:
             (k.arg, k.value.value) for k in node.keywords if k.arg and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)
         )
         self.calls.append(CallFact(
-            self.frame.scope, callee, node.lineno, terms, literal, aliases, "call", receiving, strings, arguments, keywords))
+            self.frame.scope, callee, node.lineno, terms, literal, aliases, "call", receiving, strings, arguments, keywords, built))
         func = node.func
         if self.in_lambda:
             return
@@ -144,13 +146,15 @@ class CallWalk:
         """An argument as `argument_text` writes it, but `C(...)` for a call of a dotted name, or a
         local (or `self.x`) that holds what one gave it (`Frame.built`): a chain can tell an
         object a constructor made from None."""
-        if isinstance(node, ast.Call):
-            made = dotted(node.func)
-        else:
-            # not at module level: a definition's facts read no module-level values (`reuse.py`)
-            name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) and self.frame.scope else None
-            made = self.frame.built.get(name) if name else None
+        local = self.built_local(node)
+        made = dotted(node.func) if isinstance(node, ast.Call) else local and self.frame.built[local]
         return f"{made}(...)" if made else argument_text(node)
+
+    def built_local(self, node: ast.expr) -> str | None:
+        """The local (or `self.x`) `node` names when it holds what a call gave it (`Frame.built`);
+        not at module level: a definition's facts read no module-level values (`reuse.py`)."""
+        name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) and self.frame.scope else None
+        return name if name and self.frame.built.get(name) else None
 
     def alias(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition, env: Env) -> None:
         """`cls = module.Impl` (or `cls = A if c else B`): remember what a later `cls(...)` may

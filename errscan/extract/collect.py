@@ -16,12 +16,13 @@ from errscan.extract.conditions import (
     unparse,
 )
 from errscan.extract.dataflow import (
-    assigned_by, changed_in_loop, effect_call, forget, mutated_by_call, nested_exits, rereadable, unchanged_by,
+    assigned_by, changed_in_loop, effect_call, forget, mutated_by_call, nested_exits, rereadable, tested_as_new, unchanged_by,
 )
 from errscan.extract.definitions import DefinitionWalk, Frame
 from errscan.extract.filled import filled_in
+from errscan.extract.fills import attribute_fills
 from errscan.extract.facts import (
-    AppendFact, AttributeDefault, AttributeRead, AttributeStore, AttributeType, CallFact, ClassFact, FirstCall, FunctionFact,
+    AppendFact, AttributeDefault, AttributeFill, AttributeRead, AttributeStore, AttributeType, CallFact, ClassFact, FirstCall, FunctionFact,
     ModuleFacts, ReturnFact, StatementPosition, TableFact, TryFact,
 )
 from errscan.extract.guarded import caught_names, handler_term
@@ -60,6 +61,7 @@ class FactCollector(DefinitionWalk, CallWalk):
         self.attribute_defaults: list[AttributeDefault] = []
         self.attribute_stores: list[AttributeStore] = []
         self.first_calls: list[FirstCall] = []
+        self.attribute_fills: list[AttributeFill] = []
         # (function scope, local) -> what it was assigned, printed only when a `return` reads it
         self.local_values: dict[tuple[str, str], list[ast.expr]] = {}
         self.statements: list[StatementPosition] = []
@@ -84,6 +86,7 @@ class FactCollector(DefinitionWalk, CallWalk):
         """The module's facts; `names` are its `bindings` when the caller has them already."""
         self.frame = Frame("", *(names or bindings(tree)), {}, {})
         self.block(tree.body, (), {}, ())
+        self.attribute_fills += attribute_fills([s for s in tree.body if isinstance(s, ast.stmt)])  # (not what `reuse` stands in for)
         imports: dict[str, dict[str, str]] = {}
         for scope, local, target in self.imports:
             imports.setdefault(scope, {})[local] = target
@@ -108,6 +111,7 @@ class FactCollector(DefinitionWalk, CallWalk):
             imported=tuple(dict.fromkeys(self.imported)),  # each once, in the order first loaded
             attribute_stores=tuple(self.attribute_stores),
             first_calls=tuple(self.first_calls),
+            attribute_fills=tuple(self.attribute_fills),
             values=tuple(dict.fromkeys(self.values)),
         )
 
@@ -145,7 +149,9 @@ class FactCollector(DefinitionWalk, CallWalk):
                 new = changes[mark:]
                 rebound = [k for k, again in new if again]
                 if env or terms:
-                    terms = forget(env, terms, rebound, [k for k, again in new if not again], self.assigned.intersection(rebound), through)
+                    tested = tested_as_new(stmt, terms) if kind is ast.Assign else ()
+                    terms = forget(env, tuple(t for t in terms if t not in tested), rebound, [k for k, again in new if not again],
+                                   self.assigned.intersection(rebound), through) + tested
                 self.assigned.update(rebound)
                 for key, _ in new:
                     self.frame.built.pop(key, None)

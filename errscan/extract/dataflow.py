@@ -9,7 +9,9 @@ statement it is at (`Env`). A later change of the local ends what is known of it
   a computed value (`set()`, `torch.tensor(...)`) no longer equal to the expression that made it,
   so it is not substituted any more (an alias of a name still is: it is the same object).
 A loop's body may change a local before the loop's next iteration reads it: such locals are
-forgotten on entry to the body.
+forgotten on entry to the body. One test survives the change it is about: an iteration's
+`k not in seen` before `seen[k] = v` stores that very key (`tested_as_new`), what the iteration
+found when it tested, in the loop's `any(...)`.
 """
 
 from __future__ import annotations
@@ -137,6 +139,33 @@ def forget(env: Env, terms: Condition, bound: Iterable[str], changed: Iterable[s
             if again_read.names.isdisjoint(stale):
                 kept.append(again_read)
     return tuple(kept)
+
+
+def tested_as_new(stmt: ast.stmt, terms: Condition) -> Condition:
+    """The terms of this iteration (after the innermost `for`'s) that found the key `stmt` stores
+    not there yet (`if k in seen: continue` ... `seen[k] = v`): what the iteration tested, in the
+    loop's `any(...)`, which the store of that very key does not make untrue of when it was tested."""
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Subscript):
+        return ()
+    container, key = dotted(stmt.targets[0].value), ast.dump(stmt.targets[0].slice)
+    last = max((i for i, term in enumerate(terms) if term.loop), default=None)
+    if container is None or last is None:
+        return ()
+    loop = parse_expression(terms[last].raw)
+    targets = _names(loop.left) if isinstance(loop, ast.Compare) else set()
+    found = []
+    for term in terms[last + 1 :]:
+        node, deep = parse_expression(term.raw), parse_expression(term.deep)
+        # (a key that is not the iteration's own is one value all along: a later test of it is no `any(...)`'s)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.NotIn) \
+                and ast.dump(node.left) == key and dotted(node.comparators[0]) == container \
+                and isinstance(deep, ast.Compare) and _names(deep.left) & targets:
+            found.append(term)
+    return tuple(found)
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
 def _read_as_key(term: Term, changed: set[str]) -> bool:

@@ -12,6 +12,7 @@ from errscan.extract.astutil import (
 )
 from errscan.extract.conditions import Condition, free_names, unparse
 from errscan.extract.facts import AttributeDefault, AttributeRead, AttributeType, CallFact, ClassFact, FieldFact, FunctionFact
+from errscan.extract.fills import attribute_fills
 from errscan.extract.holders import dotted_defaults, flat
 from errscan.extract.names import resolve_relative
 from errscan.extract.tables import class_constants, table_of
@@ -64,6 +65,7 @@ class DefinitionWalk:
             if enclosing == self.frame.scope:
                 self.calls.append(registered)
         self.body(node, scope, params, bindings_of(*counts))
+        self.attribute_fills += attribute_fills([*node.decorator_list, *node.args.defaults, *filter(None, node.args.kw_defaults), *node.body])
         self.scopes.pop()
 
     def body(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: str, params: tuple, bound: tuple) -> None:
@@ -112,6 +114,7 @@ class DefinitionWalk:
         saved = self.frame
         self.frame = Frame(scope, frozenset(), frozenset(), {}, {})
         self.block(node.body, (), {}, ())
+        self.attribute_fills += attribute_fills([*node.decorator_list, *node.bases, *node.keywords]) + attribute_fills(node.body, True)
         self.frame = saved
         self.class_stack.pop()
         self.scopes.pop()

@@ -69,6 +69,9 @@ class CallFact:
     # to): what a chain carries into the callee's parameters. `**` names a `**kwargs` keyword.
     arguments: tuple[str, ...] = ()
     keywords: tuple[tuple[str, str], ...] = ()
+    # An argument written `C(...)` for a local (or `self.x`) that holds what `C` gave it: its
+    # position (or keyword) and that local, which the call's condition reads by its value.
+    built: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -140,6 +143,16 @@ class AttributeStore:
     line: int
     value: str = ""  # the name assigned, when a plain name is (`self.a = engine`)
     always: bool = False  # a statement of its function's own body (in no branch, loop, `with` or `try`)
+
+
+@dataclass(frozen=True)
+class AttributeFill:
+    """A use of attribute `attribute` that may fill it (`fills.py`), or a store of an empty
+    collection in it (`empty`: `[]`, `{}`, `set()`, as written); "*" for any attribute."""
+
+    attribute: str
+    line: int
+    empty: str = ""
 
 
 @dataclass(frozen=True)
@@ -255,6 +268,7 @@ class ModuleFacts:
     imported: tuple[tuple[str, str | None], ...] = ()
     attribute_stores: tuple[AttributeStore, ...] = ()
     first_calls: tuple[FirstCall, ...] = ()
+    attribute_fills: tuple[AttributeFill, ...] = ()
     # (scope, dotted name, condition `deep` code or None) of a capitalised name (a class, by convention)
     # held as a value: an item of a list, tuple, set or dict display, a branch of a conditional
     # expression, an operand of `or`/`and`, or assigned (`_CLASSES = {A, B}`, `A if x else B`): a

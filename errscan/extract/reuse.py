@@ -18,7 +18,8 @@ from errscan.extract.conditions import Condition, Env
 from errscan.extract.facts import FirstCall, ModuleFacts, StatementPosition, TryFact
 from errscan.extract.logcalls import GENERIC, LogCalls
 
-_MOVED_LISTS = ("functions", "classes", "calls", "returns", "appends", "statements", "tries", "attribute_stores", "first_calls")
+_MOVED_LISTS = ("functions", "classes", "calls", "returns", "appends", "statements", "tries", "attribute_stores", "first_calls",
+                "attribute_fills")
 _KEPT_LISTS = ("attribute_types", "attribute_reads", "attribute_defaults", "imports", "tables", "imported", "values")  # no line in them: taken as they are
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _DEFINITION_STARTS = ("def ", "async def ", "class ", "@")

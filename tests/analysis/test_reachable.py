@@ -69,3 +69,31 @@ def test_a_contradiction_the_chain_makes_itself_says_nothing_of_how_the_class_is
     assert error.trigger.reachable is False
     assert "the call of `_defaults` at asserted_again.py:13, made only if `vllm_config.transfer is not None`" in error.trigger.unreachable
     assert "built only by" not in error.trigger.unreachable
+
+
+def test_a_local_checked_then_passed_on_rules_out_the_callees_check_of_its_parameter(analysis_catalog):
+    """tests/fixtures/analysis_pkg/vllm/kv/connectors/config_passed.py: the constructor asserts the
+    type of the config a helper made (an outside class), then passes that local on: the callee's
+    assert of its parameter is the same test (vLLM's LMCache adapter, `_init_lmcache_engine`)."""
+    (error,) = [e for e in analysis_catalog.errors if e.message == "cache config must be passed"]
+    trigger = error.trigger
+    assert trigger.satisfiable is True and not trigger.chains and trigger.reachable is False
+    (chain,) = trigger.infeasible_chains
+    assert "the call of `_init_engine` at config_passed.py:41, made only if `isinstance(get_or_create_config(), CacheConfig)" in chain.infeasible
+    assert error.explanation.kind == "unreachable" and "cannot fire at this commit" in error.explanation.summary
+
+
+def test_a_buffer_the_package_only_ever_resets_is_never_filled(analysis_catalog):
+    """tests/fixtures/analysis_pkg/vllm/kv/connectors/never_filled.py: `pending_meta` is only ever
+    assigned `[]` (vLLM's MoRIIO `local_kv_cache_metadata`): the warning that it holds something
+    cannot be logged. Its twins, appended to, handed to a helper or aliased, say nothing."""
+    by_message = {e.message.split(":")[0]: e for e in analysis_catalog.errors if "metadata left" in e.message}
+    pending = by_message["pending metadata left"]
+    assert pending.trigger.reachable is False
+    assert pending.trigger.unreachable == (
+        "`len(self.pending_meta) > 0` cannot hold, as `self.pending_meta` is never filled: every assignment of it in the "
+        "package is an empty collection (`[]` at never_filled.py:18, `[]` at never_filled.py:26) and nothing adds to it "
+        "or hands it on")
+    assert pending.explanation.kind == "unreachable"
+    for twin in ("sent metadata left", "handed metadata left", "aliased metadata left"):
+        assert by_message[twin].trigger.reachable is not False and by_message[twin].explanation.kind != "unreachable"

@@ -86,3 +86,19 @@ def test_a_loop_over_peer_ranks_whose_test_reads_no_rank_does_not_name_the_tp_si
 
 def test_what_engine_core_init_reaches_happens_at_start_up(at):
     assert at("v1/base.py", 685).explanation.when.startswith("at engine start-up")
+
+
+def test_audit_2718_statements_that_could_not_happen(at):
+    """Audit seed 2718: the LMCache engine's assert re-checks the config its only caller asserted
+    and passes on (vllm_v1_adapter.py:583, :616); MoRIIO's metadata buffers are only ever reset to
+    `[]`; the writer's seal loop skips sealed transfers before it reads `self.worker` (:163, :168)."""
+    lmcache = at("v1/lmcache_integration/vllm_v1_adapter.py", 456).trigger
+    assert lmcache.reachable is False and not lmcache.chains and len(lmcache.infeasible_chains) == 3
+    assert all("vllm_v1_adapter.py:616" in chain.infeasible for chain in lmcache.infeasible_chains)
+    for line in (1323, 1330):
+        error = at("v1/moriio/moriio_connector.py", line)
+        assert error.trigger.reachable is False and "is never filled" in error.trigger.unreachable
+        assert error.explanation.kind == "unreachable"
+    steps = [s for c in at("v1/moriio/moriio_engine.py", 114).trigger.chains for s in c.steps
+             if s.path.endswith("moriio_engine.py") and s.line == 168]
+    assert steps and all("transfer_id not in self._sealed_writes" in s.condition for s in steps)
