@@ -69,3 +69,20 @@ def test_a_contradiction_the_chain_makes_itself_says_nothing_of_how_the_class_is
     assert error.trigger.reachable is False
     assert "the call of `_defaults` at asserted_again.py:13, made only if `vllm_config.transfer is not None`" in error.trigger.unreachable
     assert "built only by" not in error.trigger.unreachable
+
+
+def test_a_raise_checked_again_after_a_call_that_returned_is_not_reached_that_way(analysis_catalog):
+    """tests/fixtures/analysis_pkg/vllm/kv/connectors/returned.py: `self._width(name)` returned (its
+    value is compared), so `layer_width`'s raise did not fire for that layer; reached again through
+    `_regions` with the same values, it cannot fire there. The way through `_width` stays."""
+    (error,) = [e for e in analysis_catalog.errors if e.message == "unsupported cache shape for the layer"]
+    assert [c.path[-2].rsplit(".", 1)[-1] for c in error.trigger.chains] == ["_width"]
+    (ruled,) = [c for c in error.trigger.infeasible_chains if any(n.endswith("ReturnedConnector._regions") for n in c.path)]
+    assert ruled.satisfiable is False
+    assert "the same check already passed at returned.py:15, run by the call at returned.py:26" in ruled.infeasible
+
+
+def test_a_check_that_reads_what_may_change_between_two_calls_proves_nothing(analysis_catalog):
+    (error,) = [e for e in analysis_catalog.errors if e.message == "the probed path is gone"]
+    assert any(n.endswith("ProbedConnector._again") for c in error.trigger.chains for n in c.path)
+    assert not any("already passed" in (c.infeasible or "") for c in error.trigger.infeasible_chains)
