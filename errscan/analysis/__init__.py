@@ -90,7 +90,7 @@ class _Analysis:
         catalog = KnobCatalog.build(graph, profile)
         self.explainer = Explainer(catalog, profile, graph)
         self.helpers = HelperSettings(graph, catalog, profile)
-        self.along = Along(graph, self.helpers, self.plugins, profile.plugin_setting, self.lookups)
+        self.along = Along(graph, self.helpers, self.plugins, profile.plugin_setting, self.lookups, self._raises())
         self.reads = attribute_reads(graph)
         self.passed = Passed(graph, catalog, profile, self.reads)
         self.dispatch = Dispatch(graph)
@@ -102,6 +102,21 @@ class _Analysis:
         self.tested = _tested_names(sites)
         self.named = unresolved_names(graph)
         self.plugin_count = len({p.name for p in self.plugins})
+
+    def _raises(self) -> dict[str, list[tuple[Condition, int, str]]]:
+        """Per function, the condition (helpers inlined), line and file of each raise and assert it makes
+        itself: what a call of it that returned has passed (`returned.py`)."""
+        found: dict[str, list[tuple[Condition, int, str]]] = {}
+        for error, raw, module in self.sites:
+            terms, contributions = self._local_terms(raw, module)
+            if raw.kind in ("raise", "assert") and terms and not contributions and not raw.partial:
+                found.setdefault(_node(raw, module), []).append((terms, raw.line, error.path))
+        return found
+
+    def _local_terms(self, raw: RawSite, module: ModuleFacts) -> tuple[Condition, list[tuple[str, str, str]]]:
+        """The site's own condition, its helpers inlined; an accumulate-then-raise's appends."""
+        terms, contributions = _site_terms(raw, module)
+        return self.helpers.inlined(terms, module, "" if raw.function == "<module>" else raw.function), contributions
 
     def cost(self, node: str) -> int:
         """About how much searching the chains to `node` costs: one search, and one per caller."""
@@ -118,8 +133,7 @@ class _Analysis:
                              self.platforms)
             self.per_function[node] = (searched, class_reads(graph, node, self.reads))
         searched, settings = self.per_function[node]
-        terms, contributions = _site_terms(raw, module)
-        terms = helpers.inlined(terms, module, "" if raw.function == "<module>" else raw.function)
+        terms, contributions = self._local_terms(raw, module)
         local = render(terms, "deep")
         settings = completed(self.passed, node, settings, local or "")
         found = select(searched, lambda values: conditions_hold(local, values, f"line {raw.line}"),

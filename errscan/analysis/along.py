@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from errscan.analysis.bindings import _implicit, _short
 from errscan.analysis.helpers import _BUILTINS
+from errscan.analysis.returned import Returned
 from errscan.analysis.search import FoundChain, call_place, own_condition
 from errscan.analysis.solver import satisfiable
 from errscan.extract.astutil import UNKNOWN_ARGUMENT
@@ -35,14 +36,16 @@ from errscan.graph.calls import CallGraph, CallSite
 if TYPE_CHECKING:
     from errscan.analysis.entries import Plugin
     from errscan.analysis.helpers import HelperSettings
+    from errscan.extract.conditions import Condition
 
 Carried = tuple[tuple[str, str], ...]  # (a check, in the current function's parameters; where it was made)
 
 
 class Along:
     def __init__(self, graph: CallGraph, helpers: HelperSettings, plugins: list[Plugin], setting: str,
-                 lookups: frozenset[tuple[str, str]]):
+                 lookups: frozenset[tuple[str, str]], raises: dict[str, list[tuple[Condition, int, str]]] | None = None):
         self.graph, self.helpers, self.plugins, self.setting, self.lookups = graph, helpers, plugins, setting, lookups
+        self.returned = Returned(graph, raises or {}, self.canonical)  # the checks of calls whose values a step uses
         self._steps: dict[tuple, Carried] = {}  # chains of one function share their steps
         self._canonical: dict[tuple[str, str], str | None] = {}  # and sites of one function their conditions
         self._own: dict[tuple[str, str], str | None] = {}  # a call's condition, helpers applied, per caller
@@ -112,6 +115,7 @@ class Along:
         qualified = self._applied(code, caller) if code else None
         if qualified:
             checks.append((_settled(qualified, tuple(c for c, _ in checks)), where))
+        checks += self.returned.after(site, caller)
         mapping = tuple(self._passed(site, caller, callee).items())
         known = self._params(callee) | self.graph.index.top_packages | _BUILTINS
         moved = []

@@ -160,10 +160,12 @@ def select(found: Reach, final: Callable[[Values], Verdict], along: Callable[[Fo
     infeasible += found.refused.values()
     shown = sorted(chosen, key=_length)[:MAX_CHAINS]
     covered = {way_in(chain) for chain in shown}
-    ways = 0
+    ways, ruled_out = 0, []
     for way in found.ways:
         judged = _judged(way, judge(way))
-        if ways < MAX_WAYS and judged.satisfiable is not False and way_in(way) not in covered:
+        if judged.satisfiable is False and judged.why:
+            ruled_out.append(judged)  # a way in that the site's condition rules out: kept with why (its entry may reach otherwise)
+        elif ways < MAX_WAYS and judged.satisfiable is not False and way_in(way) not in covered:
             covered.add(way_in(way))
             shown.append(judged)
             ways += 1
@@ -171,7 +173,7 @@ def select(found: Reach, final: Callable[[Values], Verdict], along: Callable[[Fo
     if dropped and not shown and all(e.node in dropped or e.node in found.deferred for e in found.entries):
         dropped |= found.deferred
     entries = tuple(e for e in found.entries if e.node not in dropped)
-    unique = {(chain.entry.node, way_in(chain)): chain for chain in [*found.turned[::-1], *infeasible[::-1]]}
+    unique = {(chain.entry.node, way_in(chain)): chain for chain in [*found.turned[::-1], *ruled_out[::-1], *infeasible[::-1]]}
     kept = tuple(sorted(unique.values(), key=_length)[:MAX_CHAINS])
     return replace(found, entries=entries, chains=tuple(shown), infeasible=kept)
 

@@ -263,13 +263,18 @@ def constant_text(node: ast.expr) -> str | None:
 
 
 def argument_text(node: ast.expr) -> str:
-    """An argument as a chain can carry it into the callee: a constant's source, a dotted name, a
-    tuple or list of those (`Thread(args=(...))`), a set or dict as a tuple of as many unknown items;
-    `*` for a starred one; else `UNKNOWN_ARGUMENT`."""
+    """An argument as a chain can carry it into the callee: a constant's source, a dotted name, an
+    item of one by a name or constant (`self.kv_caches[name]`: what the callee's checks of it are
+    about), a tuple or list of those (`Thread(args=(...))`), a set or dict as a tuple of as many
+    unknown items; `*` for a starred one; else `UNKNOWN_ARGUMENT`."""
     if isinstance(node, ast.Starred):
         return "*"
     if isinstance(node, (ast.Name, ast.Attribute)):
         return dotted(node) or UNKNOWN_ARGUMENT
+    if isinstance(node, ast.Subscript) and isinstance(node.value, (ast.Name, ast.Attribute)):
+        key = dotted(node.slice) if isinstance(node.slice, (ast.Name, ast.Attribute)) else constant_text(node.slice)
+        held = dotted(node.value)
+        return f"{held}[{key}]" if held and key else UNKNOWN_ARGUMENT
     if isinstance(node, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in node.elts):
         return "(" + "".join(f"{argument_text(e)}, " for e in node.elts) + ")"
     if isinstance(node, (ast.Set, ast.Dict)) and not any(isinstance(e, ast.Starred) or e is None for e in

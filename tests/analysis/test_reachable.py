@@ -97,3 +97,20 @@ def test_a_buffer_the_package_only_ever_resets_is_never_filled(analysis_catalog)
     assert pending.explanation.kind == "unreachable"
     for twin in ("sent metadata left", "handed metadata left", "aliased metadata left"):
         assert by_message[twin].trigger.reachable is not False and by_message[twin].explanation.kind != "unreachable"
+
+
+def test_a_raise_checked_again_after_a_call_that_returned_is_not_reached_that_way(analysis_catalog):
+    """tests/fixtures/analysis_pkg/vllm/kv/connectors/returned.py: `self._width(name)` returned (its
+    value is compared), so `layer_width`'s raise did not fire for that layer; reached again through
+    `_regions` with the same values, it cannot fire there. The way through `_width` stays."""
+    (error,) = [e for e in analysis_catalog.errors if e.message == "unsupported cache shape for the layer"]
+    assert [c.path[-2].rsplit(".", 1)[-1] for c in error.trigger.chains] == ["_width"]
+    (ruled,) = [c for c in error.trigger.infeasible_chains if any(n.endswith("ReturnedConnector._regions") for n in c.path)]
+    assert ruled.satisfiable is False
+    assert "the same check already passed at returned.py:15, run by the call at returned.py:26" in ruled.infeasible
+
+
+def test_a_check_that_reads_what_may_change_between_two_calls_proves_nothing(analysis_catalog):
+    (error,) = [e for e in analysis_catalog.errors if e.message == "the probed path is gone"]
+    assert any(n.endswith("ProbedConnector._again") for c in error.trigger.chains for n in c.path)
+    assert not any("already passed" in (c.infeasible or "") for c in error.trigger.infeasible_chains)

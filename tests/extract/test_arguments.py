@@ -23,3 +23,11 @@ def test_functions_record_constant_defaults_positional_count_and_rebound_paramet
     assert fact.positional == 3
     assert fact.defaults == (("b", "1"), ("c", "-2"), ("d", "True"), ("g", "None"))  # `e=NAME` is no constant
     assert fact.rebound == ("a",)
+
+
+def test_an_item_of_a_held_value_by_a_name_or_constant_is_carried():
+    """`self.kv_caches[layer_name]` is what the callee's checks of its parameter are about (vLLM's
+    moriio `iter_layer_registration_regions`); an item by a computed key stays unknown."""
+    source = "def f(self, name):\n    g(self.caches[name], table['k'], table[name.upper()], (x for x in y)[0])\n"
+    (call,) = [c for c in collect_facts(ast.parse(source), "m", False).calls if c.callee == "g"]
+    assert call.arguments == ("self.caches[name]", "table['k']", "...", "...")
