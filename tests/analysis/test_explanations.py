@@ -599,3 +599,9 @@ def test_a_set_filled_from_the_entries_a_setting_lists_names_that_list(explained
     (fix,) = members.fixes
     assert fix.setting == "kv_connector_extra_config.members" and fix.text.startswith(
         "List in `kv_connector_extra_config.members` in `--kv-transfer-config` only entries that give the same `layout`")
+
+
+def test_a_role_test_of_the_site_itself_says_where(explained):
+    scheduler_only = explained["kv_cache_config is required for the scheduler role"]
+    assert scheduler_only.when == "at engine start-up (when the KV connector is created)"
+    assert scheduler_only.where == "the scheduler (engine core)"  # not "the scheduler and each worker"
