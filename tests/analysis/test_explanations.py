@@ -605,3 +605,4 @@ def test_a_role_test_of_the_site_itself_says_where(explained):
     scheduler_only = explained["kv_cache_config is required for the scheduler role"]
     assert scheduler_only.when == "at engine start-up (when the KV connector is created)"
     assert scheduler_only.where == "the scheduler (engine core)"  # not "the scheduler and each worker"
+    assert explained["RoleLocalConnector does not know the role {role}"].where == "the scheduler and each worker"
