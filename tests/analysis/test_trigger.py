@@ -14,7 +14,8 @@ def test_condition_is_substituted_and_raw_kept(by_function):
 
 def test_chain_through_alias_carries_extra_config_condition(by_function):
     trigger = by_function["build_engine"].trigger
-    (chain,) = [c for c in trigger.chains if c.entry_kind == "connector-init"]  # besides create_connector's
+    (chain,) = trigger.chains
+    assert chain.entry_kind == "connector-init"
     assert [p.rsplit(".", 2)[-2:] for p in chain.path] == [
         ["PlainConnector", "__init__"], ["NativeImpl", "__init__"], ["impl", "build_engine"]]
     assert chain.condition == "vllm_config.kv_transfer_config.get_from_extra_config('use_native', False) and role != 'scheduler'"
@@ -117,13 +118,13 @@ def test_assert_after_a_local_rebuilt_from_itself_names_each_value_once(analysis
 
 
 def test_the_lookups_of_one_chain_name_one_plugin_or_its_group(analysis_catalog):
-    def through_plain(chain):
-        return any(p.endswith("PlainConnector.__init__") for p in chain.path)
+    def through_part(chain):
+        return any(p.endswith("PartConnector.__init__") for p in chain.path)
 
-    (chosen,) = [e for e in analysis_catalog.errors if e.message == "ChosenUpstream needs the HND layout"]
-    assert not any(through_plain(c) for c in chosen.trigger.chains)  # create_connector built PlainConnector
-    (refused,) = [c for c in chosen.trigger.infeasible_chains if through_plain(c)]
+    (other,) = [e for e in analysis_catalog.errors if e.message == "OtherConnector needs the HND layout"]
+    assert not any(through_part(c) for c in other.trigger.chains)  # GroupedFactory.create built PartConnector
+    (refused,) = [c for c in other.trigger.infeasible_chains if through_part(c)]
     assert "no connector runs both, nor does a group of them" in refused.infeasible
-    # PlainConnector may be a part of MultiConnector, which the setting then names
+    # PartConnector may be a part of MultiConnector, which the setting then names
     (grouped,) = [e for e in analysis_catalog.errors if e.message == "MultiConnector needs the layout of its parts"]
-    assert any(through_plain(c) and c.path[0].endswith("create_connector") for c in grouped.trigger.chains)
+    assert any(through_part(c) and c.path[0].endswith("GroupedFactory.create") for c in grouped.trigger.chains)
