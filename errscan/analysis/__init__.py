@@ -21,6 +21,7 @@ from errscan.analysis.search import FoundChain, conjoin
 from errscan.analysis.chunks import ChunkMap, chunk_sites, in_order
 from errscan.analysis.dispatch import Dispatch
 from errscan.analysis.along import Along
+from errscan.analysis.configured import Configured
 from errscan.analysis.entries import Entry, find_entries, find_plugins, plugin_lookups
 from errscan.analysis.explain import Explainer
 from errscan.analysis.helpers import HelperSettings
@@ -87,6 +88,7 @@ class _Analysis:
         others = table_plugins(graph, profile) + class_plugins(graph, profile) + route_plugins(graph, profile.routes)
         self.entries = find_entries(graph, profile, self.plugins + others)
         self.lookups = plugin_lookups(graph, profile)
+        self.configured = Configured(graph, self.plugins, profile)
         catalog = KnobCatalog.build(graph, profile)
         self.explainer = Explainer(catalog, profile, graph)
         self.helpers = HelperSettings(graph, catalog, profile)
@@ -130,7 +132,7 @@ class _Analysis:
         node = _node(raw, module)
         if node not in self.per_function:
             searched = reach(graph, node, self.entries, self.lookups, self.tested[node], self.named.__getitem__, self.dispatch,
-                             self.platforms)
+                             self.platforms, self.configured)
             self.per_function[node] = (searched, class_reads(graph, node, self.reads))
         searched, settings = self.per_function[node]
         terms, contributions = self._local_terms(raw, module)

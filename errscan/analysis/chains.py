@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from errscan.analysis.bindings import Values
+from errscan.analysis.configured import Configured
 from errscan.analysis.dispatch import Dispatch
 from errscan.analysis.entries import Entry
 from errscan.analysis.platforms import PlatformRules
@@ -59,7 +60,7 @@ class Reach:
 def reach(
     graph: CallGraph, target: str, entries: dict[str, Entry], lookups: frozenset[tuple[str, str]] = frozenset(),
     relevant: frozenset[str] = frozenset(), named: Callable[[str], int] = lambda name: 0, dispatch: Dispatch | None = None,
-    platforms: PlatformRules | None = None,
+    platforms: PlatformRules | None = None, configured: Configured | None = None,
 ) -> Reach:
     """Every entry that reaches `target` within MAX_DEPTH calls, and its feasible chains.
 
@@ -70,8 +71,8 @@ def reach(
     calls in the package that name a function or class, but for the calls the graph resolved;
     `dispatch`, what the
     graph's objects hold (built here when not given); `platforms`, the steps that run on some
-    platforms only (`platforms.py`)."""
-    search = Search(graph, entries, lookups, dispatch or Dispatch(graph), platforms)
+    platforms only (`platforms.py`); `configured`, which lookups of one chain can name one plugin."""
+    search = Search(graph, entries, lookups, dispatch or Dispatch(graph), platforms, configured)
     tree = search.run(target)
     nearest: dict[str, tuple[State, Entry]] = {}
     for state, entry in tree.found:

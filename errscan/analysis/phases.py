@@ -16,10 +16,16 @@ MAX_PHASES = 2  # the nearest entries' phases; more make a page long and say lit
 
 
 def phase_of(found: Reach, error: ErrorSite, profile: Profile) -> tuple[str | None, str | None]:
-    """What the engine is doing (the entry's phase) and where (a role the chain's condition or
-    the raising class names, else the phase's own), over the chains found, nearest first."""
+    """What the engine is doing (the entry's phase) and where (a role the chain's condition, the
+    raising class or a term of the site's own condition names, else the phase's own), over the
+    chains found, nearest first. A term that is a role test alone (`role == Role.SCHEDULER`) says
+    where the site can fire whichever way it is entered; terms naming two roles (`role != Role.SCHEDULER
+    and role != Role.WORKER`) leave neither."""
     phases: list[str] = []
     places: list[str] = []
+    terms = error.trigger.conjuncts if error.trigger else ()
+    named = {p.where for p in profile.places for term in terms if re.fullmatch(p.pattern, term)}
+    own = named.pop() if len(named) == 1 else None
     for chain in found.chains:
         phase = profile.phase(chain.entry.kind, chain.entry.node.rsplit(".", 1)[-1])
         if phase is None:
@@ -27,7 +33,7 @@ def phase_of(found: Reach, error: ErrorSite, profile: Profile) -> tuple[str | No
         later = background(chain)
         phases.append(f"in the background thread `{later}`, started {phase.when}" if later else phase.when)
         told = f"{render(chain.condition) or ''} {error.function}."
-        places.append(next((p.where for p in profile.places if re.search(p.pattern, told)), phase.where))
+        places.append(next((p.where for p in profile.places if re.search(p.pattern, told)), own or phase.where))
     if not phases:
         return None, None
     phases = [p for i, p in enumerate(phases) if not any(_same_start(p, q) for q in phases[:i])]

@@ -12,6 +12,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field, replace
 
 from errscan.analysis.bindings import Values, carried, conditions_hold
+from errscan.analysis.configured import Configured
 from errscan.analysis.dispatch import Bound, Dispatch
 from errscan.analysis.entries import BUILTIN_KINDS, Entry
 from errscan.analysis.platforms import On, PlatformRules
@@ -87,8 +88,9 @@ class Tree:
 
 class Search:
     def __init__(self, graph: CallGraph, entries: dict[str, Entry], lookups: frozenset[tuple[str, str]], dispatch: Dispatch,
-                 platforms: PlatformRules | None = None):
+                 platforms: PlatformRules | None = None, configured: Configured | None = None):
         self.graph = graph
+        self.configured = configured
         self.platforms = platforms or PlatformRules(graph, None)
         self.platform_refused = False  # whether some step was refused for its platforms
         self.entries = entries
@@ -190,10 +192,11 @@ class Search:
                 callee = following[0]
                 if callee in nodes or length + 1 + tree.dist[following] > MAX_DEPTH or self._other_kind(entry, callee):
                     continue
+                apart = self._apart(caller, following)
                 for site, code in self.distinct_sites(caller, callee):
                     if not self.dispatch.site_allows(caller, site, callee, following[2]):
                         continue
-                    (step_holds, why), ends = self._holds(code, values, site, callee, on)
+                    (step_holds, why), ends = self._holds(code, values, site, callee, on, apart)
                     if step_holds is False:
                         chain = self._completed(tree, entry, nodes, sites, site, following, why, last)
                         refused.setdefault(way_in(chain), chain)
@@ -219,10 +222,11 @@ class Search:
             result = ((), (), values, True, on)
         elif not (kind and following[0] in self.entries and self.entries[following[0]].kind != kind):
             callee = following[0]
+            apart = self._apart(state[0], following)
             for site, code in self.distinct_sites(state[0], callee):
                 if not self.dispatch.site_allows(state[0], site, callee, following[2]):
                     continue
-                (holds, _), ends = self._holds(code, values, site, callee, on)
+                (holds, _), ends = self._holds(code, values, site, callee, on, apart)
                 if holds is False:
                     continue
                 rest = self.direct(tree, following, self.carried(values, site, state[0], callee), kind, ends)
@@ -240,10 +244,13 @@ class Search:
             found = self._carried[key] = carried(self.graph, values, site, caller, callee)
         return found
 
-    def _holds(self, code: str | None, values: Values, site: CallSite, callee: str, on: On) -> tuple[Verdict, On]:
+    def _holds(self, code: str | None, values: Values, site: CallSite, callee: str, on: On,
+               apart: str | None = None) -> tuple[Verdict, On]:
         """Whether the call of `callee` at `site` (under `code`) can be taken, with `values` bound
-        and on the platforms `on`; and the platforms after it."""
+        and on the platforms `on` (never when `apart` says why, `_apart`); and the platforms after it."""
         where = call_place(site, callee)
+        if apart:
+            return (False, f"{where} is never reached on this way: {apart}"), on
         given = dict(values).get(site.call.callee) if site.resolution == "alias" and site.call is not None else None
         if given is not None and given.given:  # `merge_fn(...)` reaches `merge_fn`'s default, which the caller replaced
             return (False, f"{where} is never reached on this way: `{site.call.callee}` is {given.origin}, so it "
@@ -253,6 +260,14 @@ class Search:
             self.platform_refused = True
             return (False, f"{where} is never reached on this way: {why}"), ends
         return conditions_hold(code, values, where), ends
+
+    def _apart(self, caller: str, following: State) -> str | None:
+        """Why the class looked up for the call into `following`'s node cannot be the configured
+        plugin's that a later lookup on the way needs (`configured.py`); None when it may be."""
+        node, needed, _ = following
+        if self.configured is None or needed is None or needed == node or (caller, node) not in self.lookups:
+            return None
+        return self.configured.apart(node, needed)
 
     def distinct_sites(self, caller: str, callee: str) -> list[tuple[CallSite, str | None]]:
         """The call sites of a pair that differ in condition or arguments, fewest conditions first."""

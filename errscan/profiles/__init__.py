@@ -26,6 +26,8 @@ class Registry:
     module_arg: int
     class_arg: int
     kind: str  # what a registered name is called in the docs, e.g. "connector"
+    # Registered names of plugins that build others of the registry as their parts (`configured.py`).
+    groups: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -72,8 +72,10 @@ VLLM = Profile(
     default_include=("vllm/distributed/kv_transfer/**",),
     version_file="vllm/_version.py",
     # `KVConnectorFactory.register_connector("Name", "module.path", "ClassName")` gives the
-    # `kv_connector` names users write in `--kv-transfer-config`.
-    registries=(Registry("KVConnectorFactory.register_connector", 0, 1, 2, "connector"),),
+    # `kv_connector` names users write in `--kv-transfer-config`. MultiConnector builds its sub-connectors
+    # (`connector_cls(temp_config, ...)`, multi_connector.py:181-184) while the current config, which
+    # `get_kv_connector_cache_layout` reads (kv_connector/utils.py:40-43), still names MultiConnector.
+    registries=(Registry("KVConnectorFactory.register_connector", 0, 1, 2, "connector", groups=("MultiConnector",)),),
     tables=TABLES,
     platforms=PLATFORMS,
     # `@VIDEO_LOADER_REGISTRY.register("opencv")`: `VIDEO_LOADER_REGISTRY.load(...)` picks the loader

@@ -608,3 +608,10 @@ def test_a_summary_brings_in_its_cause_with_if_after_a_phase(explained):
     timed = [e.summary for e in explained.values() if e.when and e.kind != "configuration"]
     assert any(", if " in s for s in timed)
     assert not [s for s in timed if re.search(r"\bwhen\b[^;:.]*\bwhen\b", s)]
+
+
+def test_a_role_test_of_the_site_itself_says_where(explained):
+    scheduler_only = explained["kv_cache_config is required for the scheduler role"]
+    assert scheduler_only.when == "at engine start-up (when the KV connector is created)"
+    assert scheduler_only.where == "the scheduler (engine core)"  # not "the scheduler and each worker"
+    assert explained["RoleLocalConnector does not know the role {role}"].where == "the scheduler and each worker"

@@ -115,3 +115,16 @@ def test_a_helper_that_reads_a_setting_is_inlined_so_the_fix_names_the_value(ana
 def test_assert_after_a_local_rebuilt_from_itself_names_each_value_once(analysis_catalog):
     (error,) = [e for e in analysis_catalog.errors if e.message == "too many converted groups"]
     assert error.trigger.condition == "groups and len(convert(groups)) >= 3"
+
+
+def test_the_lookups_of_one_chain_name_one_plugin_or_its_group(analysis_catalog):
+    def through_part(chain):
+        return any(p.endswith("PartConnector.__init__") for p in chain.path)
+
+    (other,) = [e for e in analysis_catalog.errors if e.message == "OtherConnector needs the HND layout"]
+    assert not any(through_part(c) for c in other.trigger.chains)  # GroupedFactory.create built PartConnector
+    (refused,) = [c for c in other.trigger.infeasible_chains if through_part(c)]
+    assert "no connector runs both, nor does a group of them" in refused.infeasible
+    # PartConnector may be a part of MultiConnector, which the setting then names
+    (grouped,) = [e for e in analysis_catalog.errors if e.message == "MultiConnector needs the layout of its parts"]
+    assert any(through_part(c) and c.path[0].endswith("GroupedFactory.create") for c in grouped.trigger.chains)
