@@ -73,12 +73,15 @@ def _bind(names: Names, targets: set[str], said: bool) -> None:
 
 
 def _term(graph: CallGraph, node: str, term: Term, names: Names) -> Term | None:
-    """`term` of `node` in the looping function's names; None when a name it reads has none there."""
-    code = _restated(graph, node, term.code, names, term.loop)
+    """`term` of `node` in the looping function's names (said through the values of the locals it
+    reads, its deep form, where it reads one of them as it stands); None when a name it reads has
+    none there."""
+    deep = _restated(graph, node, term.deep, names, term.loop)
+    code = _restated(graph, node, term.code, names, term.loop) or deep
     if code is None or _always(code):
         return None
     raw = _restated(graph, node, term.raw, names, term.loop) or code
-    deep = _restated(graph, node, term.deep, names, term.loop) or code
+    deep = deep or code
     return Term(code, raw, deep, loop=term.loop, pseudo=term.pseudo, other_error=term.other_error)
 
 

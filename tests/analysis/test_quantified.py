@@ -20,8 +20,8 @@ def stated(target, entry, line):
     return render(path + last)
 
 
-def test_a_parameter_under_the_callers_loop_is_the_argument_passed():
-    assert stated("Scheduler.unmap", "Scheduler.update", 30) == \
+def test_a_parameter_under_the_callers_loop_is_the_argument_passed_and_a_local_its_value():
+    assert stated("Scheduler.unmap", "Scheduler.update", 31) == \
         "any(self.is_producer and req_id not in self.table for req_id in output.finished)"
 
 
