@@ -20,7 +20,7 @@ from errscan.analysis.along import _deep_name
 from errscan.analysis.bindings import _implicit, arguments, substitute
 from errscan.analysis.helpers import _BUILTINS
 from errscan.extract.astutil import UNKNOWN_ARGUMENT
-from errscan.extract.conditions import Condition, Term, free_names, parse_expression
+from errscan.extract.conditions import PSEUDO_CALLS, Condition, Term, free_names, parse_expression
 from errscan.extract.unparse import fast_unparse
 from errscan.graph.calls import CallGraph, CallSite
 
@@ -133,7 +133,7 @@ def _restated(graph: CallGraph, node: str, code: str, names: Names, loop: bool =
         head, code = f"{fast_unparse(tree.left)} in ", fast_unparse(tree.comparators[0])
 
     def unsaid(name: str) -> bool:
-        return name not in names and (name in params or not (name in _BUILTINS or graph.qualify(module, fact.scope, name)))
+        return name not in names and (name in params or not (name in _BUILTINS or name in PSEUDO_CALLS or graph.qualify(module, fact.scope, name)))
 
     read = free_names(code)
     quoted = {n for s in _quoted(tree) for n in s}  # a string is not rewritten: a name passed in must be the same

@@ -34,3 +34,7 @@ def test_self_is_the_object_called_on_and_a_callees_local_is_left_out():
 def test_a_test_of_a_default_passed_in_says_nothing_and_is_left_out():
     assert stated("Writer.check", "Scheduler.flush", 16) == \
         "any(name.ready and name.key not in self.writer.done for name in self.pending)"  # `not strict`: `not False`
+
+
+def test_a_raises_term_is_restated_as_any_other():
+    assert stated("Scheduler.lookup", "Scheduler.find", 50) == "any(raises(KeyError, self.table[key]) for key in names)"
