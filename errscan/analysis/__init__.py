@@ -8,7 +8,7 @@ that reach it, the settings that decide it, solutions and related errors.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Callable, Sequence
 
@@ -28,6 +28,7 @@ from errscan.analysis.helpers import HelperSettings
 from errscan.analysis.knobs import KnobCatalog, flags_in_message, knobs_in
 from errscan.analysis.passed import Passed, completed, parameters_read
 from errscan.analysis.plain import plain_words
+from errscan.analysis.quantified import quantified
 from errscan.analysis.reads import Source, attribute_reads, class_reads, held_codes, made_reads, plugin_reads, read_knobs
 from errscan.analysis.platforms import PlatformRules
 from errscan.analysis.related import related_errors
@@ -141,6 +142,7 @@ class _Analysis:
         found = select(searched, lambda values: conditions_hold(local, values, f"line {raw.line}"),
                        lambda chain: self.along.contradicted(chain, local, node))
         terms = parameters_read(self.passed, node, terms)  # a setting every caller passes in
+        found = replace(found, chains=_stated(graph, found.chains, terms), infeasible=_stated(graph, found.infeasible, terms))
         settled = self.settled.of(node)
         trigger = _trigger(error, raw, module, terms, contributions, found, helpers, self.plugin_count, settings,
                            lambda code, earlier: ruled_out(code, earlier, settled, error.function) or self.emptied.ruled_out(code, earlier, node))
@@ -316,8 +318,14 @@ def _plugin_condition(entry: Entry) -> Condition:
     return conditions.pop() if len(conditions) == 1 else ()
 
 
+def _stated(graph: CallGraph, chains: tuple[FoundChain, ...], site_terms: Condition) -> tuple[FoundChain, ...]:
+    """The chains with their conditions under loops said in the looping function's names."""
+    return tuple(replace(c, stated=quantified(graph, c.nodes, c.sites, site_terms)) for c in chains)
+
+
 def _chain(found: FoundChain, site_terms: Condition) -> Chain:
     path_condition = conjoin(_plugin_condition(found.entry), found.condition)
+    site_terms = found.stated[1] if found.stated is not None else site_terms
     steps = tuple(
         ChainStep(caller, callee, site.path, site.line, render(site.condition))
         for caller, callee, site in zip(found.nodes, found.nodes[1:], found.sites)

@@ -26,6 +26,7 @@ from functools import lru_cache
 
 from errscan.analysis.solver import satisfiable
 from errscan.extract.astutil import argument_text
+from errscan.extract.facts import FunctionFact
 from errscan.extract.unparse import fast_unparse
 from errscan.graph.calls import CallGraph, CallSite
 
@@ -50,21 +51,16 @@ _NAMED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\.[A-Z][A-Z0-9_]*$")  # `zmq
 def carried(graph: CallGraph, values: Values, site: CallSite, caller: str, callee: str) -> Values:
     """The callee's parameters bound by `site` in `caller`, the caller's own bound as `values` say."""
     entry = graph.functions.get(callee)
-    passed = _passed(site) if entry is not None else None
-    if passed is None:
+    given = arguments(entry[0], site) if entry is not None else None
+    if given is None:
         return ()
     fact = entry[0]
-    positional, keywords, complete = passed
-    params = [name for name, _ in fact.params]
-    skip = _implicit(fact.decorators, fact.class_qualname, site)
+    written, complete = given
     bound = dict(values)
     where = f"{site.path.rsplit('/', 1)[-1]}:{site.line}"
     found: dict[str, Bound] = {}
-    written: set[str] = set()
     named = dict(fact.named_defaults)
-
-    def bind(name: str, text: str) -> None:
-        written.add(name)
+    for name, text in written.items():
         if _CONSTANT.match(text) or _same_constant(graph, caller, callee, text):
             found[name] = Bound(text, f"passed at {where}", member=_enum_member(graph, caller, text))
         elif text in bound:
@@ -75,23 +71,35 @@ def carried(graph: CallGraph, values: Values, site: CallSite, caller: str, calle
             found[name] = Bound(f"({'..., ' * _size(text)})", f"passed at {where}")
         elif name in named and text != named[name]:
             found[name] = Bound(text, f"passed at {where}", given=True)
-
-    for name, text in zip(params[skip : fact.positional], positional):
-        if text == "*":
-            complete = False
-            break
-        bind(name, text)
-    for key, text in keywords:
-        if key == "**":
-            complete = False
-        elif key in params[skip:]:
-            bind(key, text)
     if complete:
         short = callee.rsplit(".", 1)[-1]
         for name, default in fact.defaults:
             if name not in written:
                 found[name] = Bound(default, f"the default of `{short}`, not passed at {where}")
     return tuple(sorted((k, v) for k, v in found.items() if k not in fact.rebound))
+
+
+def arguments(fact: FunctionFact, site: CallSite) -> tuple[dict[str, str], bool] | None:
+    """The parameters of `fact` that `site` writes, each to its argument as `argument_text` wrote it,
+    and whether that is all the call gives (no `*args` or `**kwargs`); None when unknown."""
+    passed = _passed(site)
+    if passed is None:
+        return None
+    positional, keywords, complete = passed
+    params = [name for name, _ in fact.params]
+    skip = _implicit(fact.decorators, fact.class_qualname, site)
+    written: dict[str, str] = {}
+    for name, text in zip(params[skip : fact.positional], positional):
+        if text == "*":
+            complete = False
+            break
+        written[name] = text
+    for key, text in keywords:
+        if key == "**":
+            complete = False
+        elif key in params[skip:]:
+            written[key] = text
+    return written, complete
 
 
 def _same_constant(graph: CallGraph, caller: str, callee: str, text: str) -> bool:

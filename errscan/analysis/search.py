@@ -52,10 +52,13 @@ class FoundChain:
     values: Values = ()  # the raising function's parameters bound on the way
     satisfiable: bool | None = True  # of the calls' conditions, under the arguments carried
     why: str = ""  # when not satisfiable: why
+    # The calls' conditions and the raise's own, under a loop said in the looping function's names
+    # (`quantified.py`); None: as each function states them.
+    stated: tuple[Condition, Condition] | None = field(default=None, compare=False)
 
     @property
     def condition(self) -> Condition:
-        return conjoin(*(site.condition for site in self.sites))
+        return conjoin(self.stated[0] if self.stated is not None else conjoin(*(site.condition for site in self.sites)))
 
 
 def own_condition(site: CallSite) -> str | None:

@@ -23,6 +23,7 @@ _INVERSE = {
     ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE,
     ast.LtE: ast.Gt, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In,
 }
+PSEUDO_CALLS = frozenset({"raises", "matches"})  # the calls a pseudo term makes: no name of the code
 _NAMES = re.compile(r"(?<![\w.'\"])(self\.\w+|[A-Za-z_]\w*)")
 _WORDS = re.compile(r"\w+")
 _CONTAINERS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)

@@ -1,7 +1,9 @@
 """What a `try` handler reacts to, for the term `raises(E, <sources>, other_than=<earlier>)`.
 
 The sources are every statement of the `try` body that may raise what the handler catches: its
-calls, imports and `raise` statements, in source order. Which of them fails is not told by the
+calls, imports and `raise` statements, in source order, and where it catches a `KeyError` or an
+`IndexError` (or a class above them) its lookups `d[k]` and `del d[k]` (a lookup inside a call
+named already is said by the call; a slice fails neither way). Which of them fails is not told by the
 code, so none is picked: all are named (nested calls and statements a nested `try` already
 catches are left out, and so are log calls and a few builtins that raise nothing in practice).
 `other_than` names what earlier handlers of the same `try` catch: that never reaches this one.
@@ -21,6 +23,7 @@ from errscan.extract.unparse import fast_unparse
 
 _SILENT = frozenset({"isinstance", "id", "len", "str", "repr", "time.time", "time.monotonic", "time.perf_counter"})
 _FULL = 3  # up to this many sources are printed whole; more are printed as `name(...)`
+_LOOKUP_ERRORS = ("KeyError", "IndexError")  # what `d[k]` raises when `k` is not there
 
 
 def _builtin(name: str) -> type[BaseException] | None:
@@ -78,6 +81,7 @@ class _Sources:
         self.caught = caught
         self.logs = logs
         self.found: list[tuple[int, int, ast.AST]] = []  # (line, column, node)
+        self.lookups = any(_catches(caught, name) for name in _LOOKUP_ERRORS)
 
     def block(self, body: list[ast.stmt]) -> None:
         for stmt in body:
@@ -100,7 +104,12 @@ class _Sources:
         if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
             self.nested_try(stmt)
             return
+        if isinstance(stmt, ast.Delete) and self.lookups and any(_lookup(t) for t in stmt.targets):
+            self.found.append((stmt.lineno, stmt.col_offset, stmt))
+            return
         for name, value in ast.iter_fields(stmt):
+            if name == "annotation":
+                continue  # a local's annotation is never evaluated
             if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
                 self.block(value)
             elif isinstance(value, list):
@@ -122,13 +131,29 @@ class _Sources:
         self.block(stmt.finalbody)
 
     def expression(self, node: ast.AST) -> None:
+        calls, lookups = [], []
         for inner in _walk(node):
             if isinstance(inner, ast.Call) and not self.silent(inner):
-                self.found.append((inner.lineno, inner.col_offset, inner))
+                calls.append(inner)
+            elif self.lookups and _lookup(inner):
+                lookups.append(inner)
+        for found in calls + [n for n in lookups if not any(_inside(n, call) for call in calls)]:
+            self.found.append((found.lineno, found.col_offset, found))
 
     def silent(self, call: ast.Call) -> bool:
         callee = dotted(call.func)
         return callee in _SILENT or self.logs.on_logger(callee)
+
+
+def _catches(caught: tuple[str, ...], raised: str) -> bool:
+    """Whether a handler of `caught` catches a builtin `raised` (the class or a builtin above it)."""
+    kind = _builtin(raised)
+    return any((held := _builtin(name)) is not None and kind is not None and issubclass(kind, held) for name in caught)
+
+
+def _lookup(node: ast.AST) -> bool:
+    """`d[k]` read or deleted, not a slice."""
+    return isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Store) and not isinstance(node.slice, ast.Slice)
 
 
 def _walk(node: ast.AST):
@@ -166,13 +191,15 @@ def sources(body: list[ast.stmt], caught: tuple[str, ...], logs: LogCalls) -> st
         return repr(fast_unparse(body[0])) if body else "..."
     if len(found) <= _FULL:
         outer = [n for n in found if not any(_inside(n, o) for o in found)]
-        return ", ".join(fast_unparse(n) if isinstance(n, ast.Call) else repr(fast_unparse(n)) for n in outer)
+        return ", ".join(fast_unparse(n) if isinstance(n, ast.expr) else repr(fast_unparse(n)) for n in outer)
     return ", ".join(dict.fromkeys(_short(n) for n in found))
 
 
 def _short(node: ast.AST) -> str:
     if isinstance(node, ast.Call):
         return f"{fast_unparse(node.func)}(...)"
+    if isinstance(node, ast.Subscript):
+        return f"{fast_unparse(node.value)}[...]"
     if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
         return repr(f"raise {fast_unparse(node.exc.func)}(...)")
     return repr(fast_unparse(node))

@@ -1,0 +1,40 @@
+"""A chain's condition under a loop: the callees' terms said in the looping function's names."""
+
+from conftest import graph_of
+from errscan.analysis.bindings import conditions_hold
+from errscan.analysis.chains import reach, select
+from errscan.analysis.entries import Entry
+from errscan.analysis.quantified import quantified
+from errscan.extract.conditions import render
+
+PREFIX = "calls.loop_arguments."
+
+
+def stated(target, entry, line):
+    """The condition of the chain from `entry` to the raise in `target`, as the chain states it."""
+    graph = graph_of("loop_arguments")
+    entries = {PREFIX + entry: Entry(PREFIX + entry, "main", ())}
+    (chain,) = select(reach(graph, PREFIX + target, entries), lambda values: conditions_hold(None, values, "the raise")).chains
+    (site,) = [s for s in graph.index.modules[PREFIX[:-1]].statements if s.line == line]
+    path, last = quantified(graph, chain.nodes, chain.sites, site.condition)
+    return render(path + last)
+
+
+def test_a_parameter_under_the_callers_loop_is_the_argument_passed_and_a_local_its_value():
+    assert stated("Scheduler.unmap", "Scheduler.update", 31) == \
+        "any(self.is_producer and req_id not in self.table for req_id in output.finished)"
+
+
+def test_self_is_the_object_called_on_and_a_callees_local_is_left_out():
+    # `task` is `Writer.schedule`'s local: `task.ready`, and `transfer_id` (its `task.key`), say nothing in `save`
+    assert stated("Writer.check", "Scheduler.save", 16) == \
+        "any(meta.ready and key not in self.writer.seen and not self.writer.started for (key, meta) in metadata.items())"
+
+
+def test_a_test_of_a_default_passed_in_says_nothing_and_is_left_out():
+    assert stated("Writer.check", "Scheduler.flush", 16) == \
+        "any(name.ready and name.key not in self.writer.done for name in self.pending)"  # `not strict`: `not False`
+
+
+def test_a_raises_term_is_restated_as_any_other():
+    assert stated("Scheduler.lookup", "Scheduler.find", 50) == "any(raises(KeyError, self.table[key]) for key in names)"
