@@ -97,7 +97,8 @@ def _passed_on(graph: CallGraph, site: CallSite, caller: str, callee: str, names
     skip = _implicit(fact.decorators, fact.class_qualname, site)
     given: dict[str, str] = {}
     if skip and params and site.resolution != "constructor":
-        receiver = site.call.callee.rpartition(".")[0]
+        receiver = _receiver(site.call.callee, callee.rsplit(".", 1)[-1]) if site.resolution == "property" else \
+            site.call.callee.rpartition(".")[0]
         caller_entry = graph.functions.get(caller)
         if receiver == "super()" and caller_entry is not None and caller_entry[0].params:
             receiver = caller_entry[0].params[0][0]
@@ -117,6 +118,13 @@ def _passed_on(graph: CallGraph, site: CallSite, caller: str, callee: str, names
         if said is not None:
             found[name] = said
     return found
+
+
+def _receiver(read: str, getter: str) -> str:
+    """The object whose property `getter` the attribute read `read` reads: `self.channel` in
+    `self.channel.worker.table`; "" when `getter` is none of its attributes."""
+    parts = read.split(".")
+    return ".".join(parts[: parts.index(getter, 1)]) if getter in parts[1:] else ""
 
 
 def _restated(graph: CallGraph, node: str, code: str, names: Names, loop: bool = False) -> str | None:

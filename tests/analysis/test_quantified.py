@@ -38,3 +38,8 @@ def test_a_test_of_a_default_passed_in_says_nothing_and_is_left_out():
 
 def test_a_raises_term_is_restated_as_any_other():
     assert stated("Scheduler.lookup", "Scheduler.find", 50) == "any(raises(KeyError, self.table[key]) for key in names)"
+
+
+def test_a_property_read_through_attributes_is_called_on_the_object_that_has_it():
+    # `self.channel.worker.table` reads the property `worker` of `self.channel`, not of `self.channel.worker`
+    assert stated("Channel.worker", "Pool.drain", 57) == "any(batch.ready and self.channel._ref() is None for batch in batches)"
