@@ -14,6 +14,7 @@ left out, as `along.py` leaves out a check it cannot carry: what is left says le
 from __future__ import annotations
 
 import ast
+import warnings
 from typing import Sequence
 
 from errscan.analysis.along import _deep_name
@@ -57,7 +58,9 @@ def _always(code: str) -> bool:
     if tree is None or not all(isinstance(n, _CONSTANT_NODES) for n in ast.walk(tree)):
         return False
     try:
-        return bool(eval(compile(ast.Expression(tree), "<term>", "eval"), {"__builtins__": {}}))
+        with warnings.catch_warnings():  # `1 is not None`: Python warns of `is` with a literal
+            warnings.simplefilter("ignore")
+            return bool(eval(compile(ast.Expression(tree), "<term>", "eval"), {"__builtins__": {}}))
     except Exception:
         return False
 

@@ -43,3 +43,10 @@ def test_a_raises_term_is_restated_as_any_other():
 def test_a_property_read_through_attributes_is_called_on_the_object_that_has_it():
     # `self.channel.worker.table` reads the property `worker` of `self.channel`, not of `self.channel.worker`
     assert stated("Channel.worker", "Pool.drain", 57) == "any(batch.ready and self.channel._ref() is None for batch in batches)"
+
+
+def test_a_constant_term_is_decided_without_a_warning(recwarn):
+    from errscan.analysis.quantified import _always
+
+    assert _always("1 is not None") and not _always("'x' is None")
+    assert not [w for w in recwarn if issubclass(w.category, SyntaxWarning)]  # a whole-package scan prints none
