@@ -24,8 +24,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from errscan.analysis.solver import satisfiable
+from errscan.analysis.solver import satisfiable, written_size
 from errscan.extract.astutil import argument_text
+from errscan.extract.conditions import parse_expression
 from errscan.extract.facts import FunctionFact
 from errscan.extract.unparse import fast_unparse
 from errscan.graph.calls import CallGraph, CallSite
@@ -68,7 +69,7 @@ def carried(graph: CallGraph, values: Values, site: CallSite, caller: str, calle
         elif text.endswith("(...)") and (klass := _class(graph, caller, text[:-5])):
             found[name] = Bound(klass.rsplit(".", 1)[-1], f"passed at {where}", built=True)
         elif _DISPLAY.match(text):  # a collection written out: only its size is carried
-            found[name] = Bound(f"({'..., ' * _size(text)})", f"passed at {where}")
+            found[name] = Bound(f"({'..., ' * _items(text)})", f"passed at {where}")
         elif name in named and text != named[name]:
             found[name] = Bound(text, f"passed at {where}", given=True)
     if complete:
@@ -211,15 +212,15 @@ def _words(code: str) -> frozenset[str]:
     return frozenset(_WORD.findall(code))
 
 
-def _size(display: str) -> int:
+def _items(display: str) -> int:
     """How many items `argument_text` wrote in a tuple of items."""
-    node = ast.parse(display, mode="eval").body
-    return len(node.elts) if isinstance(node, ast.Tuple) else 1
+    size = written_size(parse_expression(display))
+    return 1 if size is None else size
 
 
 def _said(name: str, bound: Bound) -> str:
     if _DISPLAY.match(bound.value):
-        size = _size(bound.value)
+        size = _items(bound.value)
         return f"`{name}` is a collection of {size} item{'s' if size != 1 else ''} ({bound.origin})"
     if bound.built:
         return f"`{name}` is a `{bound.value}` object, never None ({bound.origin})"

@@ -69,8 +69,8 @@ class Encoding:
             return z3.Not(self._bool(node.operand))
         if isinstance(node, ast.Constant):
             return z3.BoolVal(bool(node.value), self.ctx)
-        if _size(node) is not None:  # a collection written out is true when it holds an item
-            return z3.BoolVal(_size(node) > 0, self.ctx)
+        if written_size(node) is not None:  # a collection written out is true when it holds an item
+            return z3.BoolVal(written_size(node) > 0, self.ctx)
         if isinstance(node, ast.Compare):
             return z3.And([self._compare(a, op, b) for a, op, b in _pairs(node)])
         if isinstance(node, ast.IfExp):
@@ -123,8 +123,8 @@ class Encoding:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             return -self._int(node.operand)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 \
-                and _size(node.args[0]) is not None:
-            return z3.IntVal(_size(node.args[0]), self.ctx)
+                and written_size(node.args[0]) is not None:
+            return z3.IntVal(written_size(node.args[0]), self.ctx)
         if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
             return _ARITHMETIC[type(node.op)](self._int(node.left), self._int(node.right))
         return self._leaf(node, "int")
@@ -187,7 +187,7 @@ def _pairs(node: ast.Compare) -> list[tuple[ast.expr, ast.cmpop, ast.expr]]:
     return [(operands[i], op, operands[i + 1]) for i, op in enumerate(node.ops)]
 
 
-def _size(node: ast.expr) -> int | None:
+def written_size(node: ast.expr | None) -> int | None:
     """How many items a collection written out holds (`(a, b)`, `{"k": v}`); None for anything else
     or one with `*`/`**` items, whose size is not written."""
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and not any(isinstance(e, ast.Starred) for e in node.elts):
