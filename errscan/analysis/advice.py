@@ -233,12 +233,13 @@ def cause_in_message(error: ErrorSite, handler: bool = False) -> bool:
                or re.fullmatch(rf"[\w.]+\.(err|error)_?(msg|message|reason)?{local}", p.expr.strip()) for p in error.placeholders)
 
 
-def background(chain: FoundChain) -> str | None:
-    """The function a chain runs in a background thread, task or callback, if it does: the
+def handed_over(chain: FoundChain) -> tuple[str, str] | None:
+    """(the function, how) where a chain hands its work over to run later, if it does: a background
+    thread, task or callback (BACKGROUND), or a function registered to be called (`registered`); the
     work then happens later, not during the entry's own phase."""
     for site, node in zip(chain.sites, chain.nodes[1:]):
-        if site.resolution in BACKGROUND:
-            return ".".join(node.rsplit(".", 2)[-2:])
+        if site.resolution in BACKGROUND or site.resolution == "registered":
+            return ".".join(node.rsplit(".", 2)[-2:]), site.resolution
     return None
 
 

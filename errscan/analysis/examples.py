@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from errscan.analysis.chains import Reach
 from errscan.analysis.commands import Setting, command, failing_values, shown
+from errscan.analysis.entries import Entry
 from errscan.analysis.knobs import KnobCatalog, json_flag_holding
 from errscan.analysis.ways import Way, positive_parts
 from errscan.analysis.wording import phrase_for
@@ -110,5 +111,11 @@ def _flag_setting(name: str) -> Setting:
 def run_as_main(found: Reach) -> str | None:
     """`python -m M` where the nearest entry is module M run as a program (`if __name__ == "__main__"`):
     a server of the package that the user starts themselves."""
-    main = next((c.entry.node for c in found.chains if c.entry.kind == "main"), None)
-    return f"python -m {main.rsplit('.', 1)[0]}" if main and main.endswith(f".{MODULE_CODE}") else None
+    return next((program for c in found.chains if (program := program_of(c.entry)) is not None), None)
+
+
+def program_of(entry: Entry) -> str | None:
+    """`python -m M` for an entry that is module M's own code run as a program, else None."""
+    if entry.kind != "main" or not entry.node.endswith(f".{MODULE_CODE}"):
+        return None
+    return f"python -m {entry.node.rsplit('.', 1)[0]}"

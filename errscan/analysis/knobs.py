@@ -290,6 +290,14 @@ def json_flag_holding(field: str, catalog: KnobCatalog) -> str | None:
     return catalog.json_flags[owners[0]] if len(owners) == 1 else None
 
 
+def _mapping(node: ast.expr) -> ast.expr:
+    """A mapping read with an empty fallback (`(a.b or {})`) is that mapping: code reads an
+    optional dict setting through one."""
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2 and _empty(node.values[1]):
+        return node.values[0]
+    return node
+
+
 def _chain(node: ast.expr) -> list[str]:
     names: list[str] = []
     while isinstance(node, ast.Attribute):
@@ -334,13 +342,20 @@ def _env_attribute(node: ast.Attribute, catalog: KnobCatalog) -> list[Knob]:
     return []
 
 
+def _empty(node: ast.expr) -> bool:
+    """`{}` or `dict()`."""
+    if isinstance(node, ast.Dict):
+        return not node.keys
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict" and not node.args and not node.keywords
+
+
 def _literal(node: ast.expr | None) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
 def _call_knobs(node: ast.Call, profile: Profile) -> list[Knob]:
     func = node.func
-    names = _chain(func) if isinstance(func, ast.Attribute) else []
+    names = _chain(ast.Attribute(_mapping(func.value), func.attr)) if isinstance(func, ast.Attribute) else []
     key = _literal(node.args[0]) if node.args else None
     default = fast_unparse(node.args[1]) if len(node.args) > 1 else None
     detail = f"default {default}" if default is not None else ""
@@ -357,7 +372,8 @@ def _call_knobs(node: ast.Call, profile: Profile) -> list[Knob]:
 
 def _subscript_knobs(node: ast.Subscript, profile: Profile) -> list[Knob]:
     key = _literal(node.slice)
-    names = _chain(node.value) if isinstance(node.value, ast.Attribute) else []
+    mapping = _mapping(node.value)
+    names = _chain(mapping) if isinstance(mapping, ast.Attribute) else []
     if key is None or not names:
         return []
     if names[-1] == profile.extra_config_attribute:

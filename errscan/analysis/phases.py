@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import re
 
-from errscan.analysis.advice import background
+from errscan.analysis.advice import handed_over
 from errscan.analysis.chains import Reach
+from errscan.analysis.examples import program_of
+from errscan.analysis.search import FoundChain
 from errscan.extract.conditions import render
 from errscan.model import ErrorSite
-from errscan.profiles import Profile
+from errscan.profiles import Phase, Profile
 
 MAX_PHASES = 2  # the nearest entries' phases; more make a page long and say little
 
@@ -27,11 +29,16 @@ def phase_of(found: Reach, error: ErrorSite, profile: Profile) -> tuple[str | No
     named = {p.where for p in profile.places for term in terms if re.fullmatch(p.pattern, term)}
     own = named.pop() if len(named) == 1 else None
     for chain in found.chains:
-        phase = profile.phase(chain.entry.kind, chain.entry.node.rsplit(".", 1)[-1])
+        phase = _phase(chain, profile)
         if phase is None:
             continue
-        later = background(chain)
-        phases.append(f"in the background thread `{later}`, started {phase.when}" if later else phase.when)
+        later = handed_over(chain)
+        if later is None:
+            phases.append(phase.when)
+        elif later[1] == "registered":
+            phases.append(f"when `{later[0]}` is called (it is registered {phase.when})")
+        else:
+            phases.append(f"in the background thread `{later[0]}`, started {phase.when}")
         told = f"{render(chain.condition) or ''} {error.function}."
         places.append(next((p.where for p in profile.places if re.search(p.pattern, told)), own or phase.where))
     if not phases:
@@ -40,6 +47,16 @@ def phase_of(found: Reach, error: ErrorSite, profile: Profile) -> tuple[str | No
     wheres = list(dict.fromkeys(places))
     wheres = [w for w in wheres if not any(w != other and w in other for other in wheres)]
     return "; or ".join(list(dict.fromkeys(phases))[:MAX_PHASES]), ", ".join(wheres)
+
+
+def _phase(chain: FoundChain, profile: Profile) -> Phase | None:
+    """The profile's phase for the chain's entry; for a module run as a program, which the user
+    starts apart from anything else, that program."""
+    found = profile.phase(chain.entry.kind, chain.entry.node.rsplit(".", 1)[-1])
+    program = program_of(chain.entry) if found is None else None
+    if program is not None:
+        return Phase((), f"while the program `{program}` runs", f"the `{program}` process", (chain.entry.kind,))
+    return found
 
 
 def in_phase(when: str | None) -> str:

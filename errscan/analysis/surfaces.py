@@ -29,7 +29,7 @@ from errscan.graph.calls import CallGraph, function_node
 from errscan.model import ErrorSite, Surface
 from errscan.profiles import Profile
 
-_AWAY = frozenset({"thread", "process", "task", "callback"})  # the exception leaves the chain there
+_AWAY = frozenset({"thread", "process", "task", "callback", "registered"})  # the exception leaves the chain there
 _DONE_CALLBACK = ".add_done_callback:0"
 _ANY = frozenset({"builtins.Exception", "builtins.BaseException"})
 

@@ -123,7 +123,7 @@ class CallWalk:
             aliased = any(text for text, _ in self.frame.aliases.get(head, ()))  # `cb = self.run`
             if passed and (head not in self.frame.bound or aliased or (head in ("self", "cls") and "." in passed)):
                 through = tuple(self.expand(passed, ())) if aliased else ()
-                to = f"{callee}:{key}" if callee else None
+                to = f"{callee}:{key}" if callee else _registrar(node.func, key)
                 self.calls.append(CallFact(
                     self.frame.scope, passed, node.lineno, terms, (), through, "reference", to, (), arguments, keywords))
         if callee is None:
@@ -230,3 +230,9 @@ def _self_chain(node: ast.Attribute) -> str | None:
         return ".".join([node.id, *reversed(names)])
     return None
 
+
+def _registrar(func: ast.expr, key: int | str) -> str | None:
+    """`deco(...):0` for a value handed to what a call returned (`app.post("/x")(handler)`): a
+    decorator applied by hand, which registers the value to run later."""
+    callee = _callee_text(func.func) if type(func) is ast.Call else None
+    return f"{callee}():{key}" if callee else None

@@ -101,7 +101,8 @@ class CallGraph(Resolver):
             # A value passed along is only an edge when it names a function of the tree; a class
             # passed along (`isinstance(x, Cls)`, a registry) is not constructed there, and a
             # property passed along is its value (its read is an edge of its own).
-            runs = runner if runner in ("thread", "process", "executor", "trace") else "callback"
+            runs = runner if runner in ("thread", "process", "executor", "trace") else \
+                "registered" if call.passed_to and call.passed_to.rpartition(":")[0].endswith("()") else "callback"
             resolved = [
                 ([(t, runs) for t, how in targets or () if self._passable(t, how)], when, text)
                 for targets, when, text in resolved

@@ -315,6 +315,15 @@ def test_an_error_of_a_module_run_as_a_program_reproduces_with_python_m(explaine
     assert explained["Unknown rank {rank}"].reproduce == "python -m vllm.kv.run_as_main"
 
 
+def test_an_error_of_a_module_run_as_a_program_happens_while_that_program_runs(explained):
+    unknown = explained["Unknown rank {rank}"]
+    assert unknown.when == "while the program `python -m vllm.kv.run_as_main` runs"
+    assert unknown.where == "the `python -m vllm.kv.run_as_main` process"
+    assert "raises this while the program `python -m vllm.kv.run_as_main` runs" in unknown.summary
+    registered = explained["No pages for rank {rank}"]  # a handler registered by a call: no thread
+    assert registered.when == "when `Server.allocate` is called (it is registered while the program `python -m vllm.kv.run_as_main` runs)"
+
+
 def test_a_peer_failure_names_only_the_address_its_own_code_uses(explained):
     """The class reads its own listening host and the proxy's URL: the worker that fails to send uses
     neither (no setting decides it), the registration uses the proxy's URL only."""
@@ -615,3 +624,10 @@ def test_a_role_test_of_the_site_itself_says_where(explained):
     assert scheduler_only.when == "at engine start-up (when the KV connector is created)"
     assert scheduler_only.where == "the scheduler (engine core)"  # not "the scheduler and each worker"
     assert explained["RoleLocalConnector does not know the role {role}"].where == "the scheduler and each worker"
+
+
+def test_an_extra_config_key_read_through_an_empty_fallback_is_the_setting(explained):
+    pinned = explained["FallbackConnector pins at most 1024 bytes"]
+    assert pinned.kind == "configuration"
+    assert "kv_connector_extra_config.pinned_bytes" in pinned.summary
+    assert [setting for setting, _ in fixes(pinned)] == ["kv_connector_extra_config.pinned_bytes"]

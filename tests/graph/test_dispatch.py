@@ -65,6 +65,7 @@ def test_functions_handed_to_runners_get_their_own_resolution():
         "runners.Service._expire": {"callback"}, "runners.Service.register": {"self"},
     }
     assert callees(graph, "runners.Queue.use") == {"runners.Queue.submit": {"self"}, "runners.Queue.drain": {"callback"}}
+    assert callees(graph, "runners.Router.serve") == {"runners.Router.route": {"self"}, "runners.Router.handle": {"registered"}}
 
 
 def test_a_class_looked_up_at_run_time_is_any_class_the_lookup_may_give():
