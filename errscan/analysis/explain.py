@@ -25,6 +25,7 @@ from errscan.analysis.fileio import FileIO
 from errscan.analysis.filed import file_keys, read_from_file
 from errscan.analysis.finder import SettingFinder
 from errscan.analysis.knobs import KnobCatalog
+from errscan.analysis.installed import version_check, version_explanation
 from errscan.analysis.libraries import library_answer
 from errscan.analysis.listed import listed_items
 from errscan.analysis.named import advised, decided, flags_in_words
@@ -95,6 +96,9 @@ class Explainer:
         missing = missing_package(own, module, self.profile, self.graph)
         if missing is not None:
             return not_installed(missing, subject, when, where, self.profile)
+        checked = version_check(own, module, error.function, self.profile)
+        if checked is not None:
+            return version_explanation(checked, error, subject, when, where, self.profile)
         told = advised(error, self.catalog, self.profile)
         fixes = tuple(fix for way in ways for fix in self._fixes(way, earlier, connectors, bool(told))) + told
         kind = self._kind(error, own, ways, fixes)

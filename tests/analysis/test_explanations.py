@@ -631,3 +631,11 @@ def test_an_extra_config_key_read_through_an_empty_fallback_is_the_setting(expla
     assert pinned.kind == "configuration"
     assert "kv_connector_extra_config.pinned_bytes" in pinned.summary
     assert [setting for setting, _ in fixes(pinned)] == ["kv_connector_extra_config.pinned_bytes"]
+
+
+def test_an_installed_packages_version_check_says_which_release_to_install(explained):
+    old = explained["VersionedConnector needs fastwriter 0.8.0 or newer"]
+    assert old.kind == "environment" and "the installed `fastwriter` is older than 0.8.0" in old.summary
+    assert [f.text for f in old.fixes][0].endswith("`pip install 'fastwriter>=0.8.0'`.") and old.check == "pip show fastwriter"
+    new = explained["VersionedConnector does not work with fastlib 2.0 and newer"]  # the constant on the left
+    assert "the installed `fastlib` is 2.0 or newer" in new.summary and "`pip install 'fastlib<2.0'`" in new.fixes[0].text
