@@ -25,6 +25,7 @@ from errscan.analysis.fileio import FileIO
 from errscan.analysis.filed import file_keys, read_from_file
 from errscan.analysis.finder import SettingFinder
 from errscan.analysis.knobs import KnobCatalog
+from errscan.analysis.documented import documented_answer
 from errscan.analysis.installed import version_check, version_explanation
 from errscan.analysis.libraries import library_answer
 from errscan.analysis.listed import listed_items
@@ -110,7 +111,8 @@ class Explainer:
                             or decided_outside(error, local or "", chain_codes, subject, in_phase(when), self.profile,
                                                timers(error, self.settings, class_settings, {**(made_settings or {}), **(plugin_settings or {})}),
                                                lambda receiver: foreign(receiver, class_settings, module, self.profile),
-                                               lambda code: library_answer(code, self.graph, module, error.function))) \
+                                               lambda code: library_answer(code, self.graph, module, error.function),
+                                               lambda code: documented_answer(code, self.graph, module, error.function))) \
             if kind == "internal" else None
         if outside_of_state is not None:
             kind, summary, told_fix = outside_of_state

@@ -35,12 +35,15 @@ _BODY = re.compile(r"\brequest\.(json|body|form)\(|\w*(json|body)\w*\(\s*request
 def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], subject: str, timing: str,
                     profile: Profile, timers: list[Setting] = (),  # type: ignore[assignment]
                     foreign: Callable[[str], bool] = lambda receiver: False,
-                    answered: Callable[[str], tuple[str, str, str] | None] = lambda code: None) -> tuple[str, str, Fix] | None:
+                    answered: Callable[[str], tuple[str, str, str] | None] = lambda code: None,
+                    documented: Callable[[str], tuple[str, str] | None] = lambda code: None) -> tuple[str, str, Fix] | None:
     """(kind, summary, fix) for an error no traced setting decides, yet not the program's own state.
     `own_code` and `chain_codes` are deep (locals replaced by what they were set from); `timers`: the
     timeout or lease settings the class reads; `foreign`: whether an object (as code) is of another package;
     `answered`: the call into a library outside the package whose result a condition tests
-    (`libraries.library_answer`), the library and what it returned."""
+    (`libraries.library_answer`), the library and what it returned; `documented`: a call of the
+    package tested for None and the sentence of its docstring that says when it is
+    (`documented.documented_answer`)."""
     does = verb(error, subject)
     text = report(error, profile)
     if _ENVIRON.search(own_code):
@@ -77,6 +80,15 @@ def decided_outside(error: ErrorSite, own_code: str, chain_codes: list[str], sub
                 Fix("", None, f"Check that `{name}` is installed as this {project} release "
                               f"expects (its package and version, built for this machine) and look at its log for why "
                               f"`{call}` returned {returned}. If it is as expected, {text[0].lower()}{text[1:]}"))
+    said = documented(own_code)
+    if said is not None:
+        call, sentence = said
+        name = re.sub(r"^self\.", "", call.split("(", 1)[0])
+        return ("environment",
+                f"{subject} {does} this{with_cause(timing)} `{name}(...)` returns None, which its documentation "
+                f"explains: “{sentence}” What it reports decides it, not a setting of yours.",
+                Fix("", None, f"The cause is what `{name}` reports (“{sentence}”): look at the log lines before this one "
+                              f"for why. If nothing explains it, {text[0].lower()}{text[1:]}"))
     waited = any(_shown(timer, error) for timer in timers)  # "... after {self._defer_timeout}s": the time it waited
     if _CLOCK.search(own_code) or EXPIRED.search(error.message) or waited:  # on the clock, or the message says it ran out
         named = " or ".join(f"`{s.name}`" + (f" in `{s.carrier}`" if s.carrier else "") for s in timers)

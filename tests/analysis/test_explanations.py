@@ -639,3 +639,9 @@ def test_an_installed_packages_version_check_says_which_release_to_install(expla
     assert [f.text for f in old.fixes][0].endswith("`pip install 'fastwriter>=0.8.0'`.") and old.check == "pip show fastwriter"
     new = explained["VersionedConnector does not work with fastlib 2.0 and newer"]  # the constant on the left
     assert "the installed `fastlib` is 2.0 or newer" in new.summary and "`pip install 'fastlib<2.0'`" in new.fixes[0].text
+
+
+def test_a_none_answer_the_callee_documents_is_explained_in_its_words(explained):
+    shelf = explained["ShelfConnector cannot reserve {key}"]
+    assert shelf.kind == "environment" and "bug" not in shelf.summary
+    assert "“None is returned if the shelf has no room left for them.”" in shelf.summary
