@@ -53,7 +53,24 @@ class Encoding:
             self.variables[key] = made
             if code.startswith("len(") and sort == "int":
                 self.facts.append(made >= 0)
+            self._sized(code, sort)
         return self.variables[key]
+
+    def _sized(self, code: str, sort: str) -> None:
+        """An object the condition takes the length of is true exactly when it holds something
+        (`not x` and `len(x) != 0` cannot both hold): the truth of a sized object without `__bool__`."""
+        if sort == "int" and code.startswith("len("):
+            tree = parse_expression(code)
+            if not (isinstance(tree, ast.Call) and len(tree.args) == 1 and not tree.keywords):
+                return
+            sized, count = fast_unparse(tree.args[0]), self.variables[(code, sort)]
+        elif sort == "bool":
+            sized, count = code, self.variables.get((f"len({code})", "int"))
+        else:
+            return
+        truth = self.variables.get((sized, "bool")) if sort == "int" else self.variables[(code, sort)]
+        if truth is not None and count is not None:
+            self.facts.append(truth == (count > 0))
 
     def _bool(self, node: ast.expr) -> z3.BoolRef:
         try:

@@ -44,6 +44,7 @@ def user_words(code: str, setting_name: Namer, vocabulary: tuple[Phrase, ...], d
     if tree is None:
         return None
     names: dict[str, tuple[str, Phrase | None]] = {}
+    counts: set[str] = set()  # placeholders of `len(...)`: a number, tested as one
 
     def substitute(node: ast.expr) -> ast.expr:
         text = fast_unparse(node)
@@ -52,6 +53,8 @@ def user_words(code: str, setting_name: Namer, vocabulary: tuple[Phrase, ...], d
         if phrase or setting:
             placeholder = _PLACEHOLDER.format(len(names))
             names[placeholder] = (setting or phrase.words, phrase)  # type: ignore[union-attr]
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
+                counts.add(placeholder)
             return ast.Name(placeholder, ast.Load())
         quantified = _any_over_model(node)
         if quantified is not None:  # "for some group g, g is Mamba" reads as "the model has Mamba layers"
@@ -71,6 +74,9 @@ def user_words(code: str, setting_name: Namer, vocabulary: tuple[Phrase, ...], d
     text = plain_words(fast_unparse(rewritten))
     for placeholder, (words, phrase) in names.items():
         code_name = f"`{placeholder}`"
+        if placeholder in counts:
+            text = text.replace(f"{code_name} is true (set, non-empty)", f"{code_name} is not 0")
+            text = text.replace(f"{code_name} is false or empty", f"{code_name} is 0")
         if phrase is not None and not phrase.noun:
             text = text.replace(f"{code_name} is true (set, non-empty)", phrase.words)
             text = text.replace(f"{code_name} is false or empty", phrase.negated or f"not ({phrase.words})")

@@ -208,7 +208,7 @@ VLLM = Profile(
                model=MLA_MODEL, avoid="Use a model without MLA attention: this setup is not supported."),
         Phrase(r"(self\.)?_?(has_mamba|is_hybrid)", "the model is hybrid (has Mamba layers)", "the model is not hybrid",
                model=HYBRID_MODEL),
-        Phrase(r"len\(.*kv_cache_groups\)", "the number of the model's KV cache groups (a hybrid model has several)", noun=True),
+        Phrase(r"len\([\w.]*kv_cache_groups\)", "the number of the model's KV cache groups (a hybrid model has several)", noun=True),
         Phrase(r"(\w+\.)+kv_cache_spec\.block_size", "those layers' KV block size", noun=True),
         # The scheduler hands a connector one list of block ids per KV cache group.
         Phrase(r"len\((\w+\.)*(new_)?block_ids(\[\w+\])?\)",

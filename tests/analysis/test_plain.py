@@ -73,3 +73,20 @@ def test_loop_quantifier_in_words():
     code = "any(isinstance(g.spec, Cross) for g in groups)"
     assert plain_words(code) == "for some `g` in `groups`, `g.spec` is a `Cross`"
     assert plain_words(code, negate=True) == "for every `g` in `groups`, `g.spec` is not a `Cross`"
+
+
+def test_a_count_named_by_the_vocabulary_is_tested_as_a_number():
+    from errscan.analysis.wording import user_words
+    from errscan.profiles import Phrase
+
+    groups = (Phrase(r"len\(.*groups\)", "the number of groups", noun=True),)
+    assert user_words("len(self.config.groups)", lambda node: None, groups) == "the number of groups is not 0"
+    assert user_words("not len(self.config.groups)", lambda node: None, groups) == "the number of groups is 0"
+
+
+def test_a_vocabulary_phrase_names_only_its_own_value_not_a_comparison_around_it():
+    from errscan.analysis.wording import user_words
+    from errscan.profiles.vllm import VLLM
+
+    # `len(b) == len(a) == len(groups)`: `b` and `a` have no words, so the part has none
+    assert user_words("len(b) == len(a) == len(self.kv_cache_config.kv_cache_groups)", lambda node: None, VLLM.vocabulary) is None

@@ -25,10 +25,16 @@ def test_a_parameter_under_the_callers_loop_is_the_argument_passed_and_a_local_i
         "any(self.is_producer and req_id not in self.table for req_id in output.finished)"
 
 
-def test_self_is_the_object_called_on_and_a_callees_local_is_left_out():
-    # `task` is `Writer.schedule`'s local: `task.ready`, and `transfer_id` (its `task.key`), say nothing in `save`
-    assert stated("Writer.check", "Scheduler.save", 16) == \
-        "any(meta.ready and key not in self.writer.seen and not self.writer.started for (key, meta) in metadata.items())"
+def test_self_is_the_object_called_on_and_a_callees_local_keeps_its_own_name():
+    # `task` is `Writer.schedule`'s local, which no other function of the chain uses: it stays `task`
+    assert stated("Writer.check", "Scheduler.save", 16) == (
+        "any(meta.ready and key not in self.writer.seen and not self.writer.started and task.ready and "
+        "task.key not in self.writer.done for (key, meta) in metadata.items())")
+
+
+def test_a_callees_local_named_as_a_name_of_the_looping_function_is_left_out():
+    # `send`'s `item` is not `send_all`'s loop target `item`: its term is left out, `piece`'s kept
+    assert stated("Sender.send", "Sender.send_all", 80) == "any(piece.size > 8 for item in batch)"
 
 
 def test_a_test_of_a_default_passed_in_says_nothing_and_is_left_out():
@@ -50,3 +56,7 @@ def test_a_constant_term_is_decided_without_a_warning(recwarn):
 
     assert _always("1 is not None") and not _always("'x' is None")
     assert not [w for w in recwarn if issubclass(w.category, SyntaxWarning)]  # a whole-package scan prints none
+
+
+def test_a_property_read_into_a_local_is_the_getter_run_on_self():
+    assert stated("Cache.tensors", "Cache.drain", 86) == "any(len(self.device) != 0 and not self.device for ratio in ratios)"

@@ -88,3 +88,10 @@ def test_a_collection_written_out_has_the_truth_and_size_of_its_items():
     assert satisfiable("not (a, )") is False and satisfiable("not {'k': v}") is False
     assert satisfiable("len((a, b, )) > 2") is False and satisfiable("len({'k': v}) == 1") is True
     assert satisfiable("not []") is True and satisfiable("not (*rest, )") is not False  # its size is not written
+
+
+def test_an_object_whose_length_is_taken_is_true_exactly_when_it_holds_something():
+    assert satisfiable("len(self.caches) != 0 and not self.caches") is False
+    assert satisfiable("not self.caches", "len(self.caches) > 2") is False  # whichever comes first
+    assert satisfiable("self.caches and len(self.caches) == 0") is False
+    assert satisfiable("len(self.caches) != 0 and not self.other") is True
