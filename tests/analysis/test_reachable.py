@@ -114,3 +114,16 @@ def test_a_check_that_reads_what_may_change_between_two_calls_proves_nothing(ana
     (error,) = [e for e in analysis_catalog.errors if e.message == "the probed path is gone"]
     assert any(n.endswith("ProbedConnector._again") for c in error.trigger.chains for n in c.path)
     assert not any("already passed" in (c.infeasible or "") for c in error.trigger.infeasible_chains)
+
+
+def test_a_helper_read_off_the_environment_asserted_by_the_caller_rules_out_the_callees_assert(analysis_catalog):
+    """tests/fixtures/analysis_pkg/vllm/kv/connectors/layout_checked.py: `layout_is_dim_first()` reads
+    an environment setting alone, so the constructor's assert of it holds when `split_sizes` asserts
+    it again; `fast_mode()` reads a module object the constructor changes in between."""
+    (error,) = [e for e in analysis_catalog.errors if e.message == "splitting needs the dim-first layout"]
+    trigger = error.trigger
+    assert trigger.satisfiable is True and not trigger.chains and trigger.reachable is False
+    assert "the call of `split_sizes` at layout_checked.py:18, made only if `layout_is_dim_first()`" in trigger.unreachable
+    assert error.explanation.kind == "unreachable"
+    (changed,) = [e for e in analysis_catalog.errors if e.message == "slow sizes need the slow mode"]
+    assert changed.trigger.reachable is True and changed.trigger.chains
