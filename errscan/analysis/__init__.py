@@ -116,10 +116,12 @@ class _Analysis:
                 found.setdefault(_node(raw, module), []).append((terms, raw.line, error.path))
         return found
 
-    def _local_terms(self, raw: RawSite, module: ModuleFacts) -> tuple[Condition, list[tuple[str, str, str]]]:
-        """The site's own condition, its helpers inlined; an accumulate-then-raise's appends."""
+    def _local_terms(self, raw: RawSite, module: ModuleFacts, keep_settings: bool = False) -> tuple[Condition, list[tuple[str, str, str]]]:
+        """The site's own condition, its helpers inlined (but calls read off settings alone, with
+        `keep_settings`: `HelperSettings.inlined`); an accumulate-then-raise's appends."""
         terms, contributions = _site_terms(raw, module)
-        return self.helpers.inlined(terms, module, "" if raw.function == "<module>" else raw.function), contributions
+        scope = "" if raw.function == "<module>" else raw.function
+        return self.helpers.inlined(terms, module, scope, keep_settings), contributions
 
     def cost(self, node: str) -> int:
         """About how much searching the chains to `node` costs: one search, and one per caller."""
@@ -139,8 +141,9 @@ class _Analysis:
         terms, contributions = self._local_terms(raw, module)
         local = render(terms, "deep")
         settings = completed(self.passed, node, settings, local or "")
+        forms = (local, render(self._local_terms(raw, module, keep_settings=True)[0], "deep"))
         found = select(searched, lambda values: conditions_hold(local, values, f"line {raw.line}"),
-                       lambda chain: self.along.contradicted(chain, local, node))
+                       lambda chain: self.along.contradicted(chain, forms, node))
         terms = parameters_read(self.passed, node, terms)  # a setting every caller passes in
         found = replace(found, chains=_stated(graph, found.chains, terms), infeasible=_stated(graph, found.infeasible, terms))
         settled = self.settled.of(node)

@@ -50,9 +50,19 @@ class Along:
         self._canonical: dict[tuple[str, str], str | None] = {}  # and sites of one function their conditions
         self._own: dict[tuple[str, str], str | None] = {}  # a call's condition, helpers applied, per caller
 
-    def contradicted(self, chain: FoundChain, site_code: str | None, target: str) -> str | None:
-        """Why the checks carried along `chain` contradict the site's condition (`site_code`, in
-        `target`); None when they do not (or nothing is proved)."""
+    def contradicted(self, chain: FoundChain, site_codes: tuple[str | None, ...], target: str) -> str | None:
+        """Why the checks carried along `chain` contradict the site's condition (in `target`), in the
+        first of its forms `site_codes` that they contradict: its helpers inlined, then with the
+        calls read off settings alone kept as calls, which the checks carried also make (the caller
+        asserts `layout_is_dim_first()` before the callee asserts it again); None when they do not
+        (or nothing is proved)."""
+        for site_code in dict.fromkeys(site_codes):
+            why = self._contradicted(chain, site_code, target)
+            if why:
+                return why
+        return None
+
+    def _contradicted(self, chain: FoundChain, site_code: str | None, target: str) -> str | None:
         if not site_code:
             return None
         lookups = self._lookups_into(chain.nodes[0])

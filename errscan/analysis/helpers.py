@@ -85,11 +85,14 @@ class HelperSettings:
         self._known[key] = tuple(dict.fromkeys(found + deeper))
         return self._known[key]
 
-    def inlined(self, terms: Condition, module: ModuleFacts, scope: str) -> Condition:
-        """`terms` with each helper call of their deep form that can be inlined replaced by what it returns."""
-        return tuple(replace(t, deep=self._inline(t.deep, module, scope)) if "()" in t.deep and not t.pseudo else t for t in terms)
+    def inlined(self, terms: Condition, module: ModuleFacts, scope: str, keep_settings: bool = False) -> Condition:
+        """`terms` with each helper call of their deep form that can be inlined replaced by what it returns;
+        with `keep_settings`, a call of a function whose result reads settings alone stays a call
+        (`by_settings`): the same call in another function of a chain is then the same term."""
+        return tuple(replace(t, deep=self._inline(t.deep, module, scope, keep_settings=keep_settings))
+                     if "()" in t.deep and not t.pseudo else t for t in terms)
 
-    def _inline(self, expression: str, module: ModuleFacts, scope: str, depth: int = 0) -> str:
+    def _inline(self, expression: str, module: ModuleFacts, scope: str, depth: int = 0, keep_settings: bool = False) -> str:
         try:
             tree = ast.parse(expression, mode="eval")
         except SyntaxError:
@@ -104,13 +107,29 @@ class HelperSettings:
                 callee = None if node.args or node.keywords else _dotted(node.func)
                 functions = helpers._functions(module, scope, callee) if callee and callee.split(".")[0] != "cls" else []
                 returned = helpers._returned(functions[0], callee, depth) if len(functions) == 1 else None  # type: ignore[arg-type]
-                if returned is None:
+                if returned is None or keep_settings and helpers.by_settings(functions[0], returned):
                     return node
                 replaced.append(returned)
                 return ast.parse(returned, mode="eval").body
 
         inlined = _Inline().visit(tree)
         return fast_unparse(_Defaulted().visit(inlined)) if replaced else expression
+
+    def by_settings(self, function: str, returned: str) -> bool:
+        """Whether `function`, a module-level function that takes no arguments and gives `returned`
+        (its `return`s inlined), gives one value wherever a run calls it: `returned` reads nothing but
+        attributes of the profile's environment modules (`envs.X`), settings the user fixes before
+        the run, as errscan reads them everywhere. So two calls of it on one chain are one term of
+        the solver (one code, one variable), however far apart. A helper of a class, or one that
+        reads a module's object (which the package may change between the calls), is not."""
+        fact, _ = self.graph.functions[function]
+        tree = parse_expression(returned)
+        if fact.class_qualname is not None or tree is None:
+            return False
+        modules = {m.rsplit(".", 1)[-1] for m in self.profile.env_modules}
+        bases = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+        names = [n for n in ast.walk(tree) if isinstance(n, ast.Name)]
+        return bool(names) and all(id(n) in bases and n.id in modules for n in names)
 
     def _returned(self, function: str, callee: str, depth: int) -> str | None:
         """What a call `callee()` of `function` gives, as one expression over what it reads; None

@@ -8,15 +8,20 @@ call was made and returned), `not C` with `self := recv` and each parameter := i
 likewise for the checks of what `f` calls first, under no condition. `along.py` carries these facts as it
 carries the step's own checks: a later raise of the same check on the same values cannot fire
 (`handshake_target_ranks(r)` returned, so `tp_ratio(r)`'s assert passed, and the same assert later fails
-no more). An attribute the caller assigns between the call and the step leaves a fact on it out.
+no more). An attribute the caller assigns between the call and the step leaves a fact on it out. A field
+of an object the caller holds, read on the callee's `self`, is written as the caller's attribute it is sure
+to equal (`built.py`: `self.transfer_topo.tp_size` as `self.tp_size`), so the fact reaches a later callee
+passed that attribute.
 """
 
 from __future__ import annotations
 
 import ast
+import copy
 from typing import Callable
 
 from errscan.analysis.bindings import _implicit, substitute
+from errscan.analysis.built import BuiltFields
 from errscan.analysis.helpers import _BUILTINS
 from errscan.extract.astutil import UNKNOWN_ARGUMENT
 from errscan.extract.conditions import Condition, Term, free_names, parse_expression, render
@@ -35,6 +40,7 @@ class Returned:
                  canonical: Callable[[str, str], str | None]):
         """`raises`: per function node, each raise's condition (helpers inlined), line and path."""
         self.graph, self.raises, self.canonical = graph, raises, canonical
+        self.fields = BuiltFields(graph)  # what the fields of an object the caller holds equal
         self._checks: dict[str, tuple[Fact, ...]] = {}
 
     def after(self, site: CallSite, caller: str) -> list[Fact]:
@@ -50,7 +56,22 @@ class Returned:
             tree = parse_expression(term.deep)
             for call in _evaluated_calls(tree) if tree is not None else ():
                 found += self._of_call(call, caller, site.line)
-        return list(dict.fromkeys(found))
+        return list(dict.fromkeys(found + self._made_first(site, caller)))
+
+    def _made_first(self, site: CallSite, caller: str) -> list[Fact]:
+        """The checks passed by the calls `caller` makes under no condition, outside any `try`, before
+        `site`: they returned, or `site` would not be reached. Only those on `self` and parameters the
+        caller does not bind again: a local may hold another value by then."""
+        fact, module = self.graph.functions[caller]
+        params = {name for name, _ in fact.params} - set(fact.rebound)
+        tried = [(t.line, t.end_line) for t in module.tries if t.scope == fact.scope]
+        found = []
+        for first, callee in self._first_calls(caller, tried):
+            given = _given(self.graph, _as_call(first), first, callee) if first.line < site.line else None
+            if given is not None:
+                found += [(code, where) for code, where in self._moved(callee, given, caller, first, first.line, site.line)
+                          if self._pure(code, params)]
+        return found
 
     def _of_call(self, call: ast.Call, caller: str, before: int) -> list[Fact]:
         fact, module = self.graph.functions[caller]
@@ -62,18 +83,49 @@ class Returned:
         made.sort(key=lambda pair: pair[0].line)
         site, target = made[-1]  # the nearest such call
         given = _given(self.graph, call, site, target)
-        if given is None:
-            return []
+        return self._moved(target, given, caller, site, made[0][0].line, before) if given is not None else []
+
+    def _moved(self, target: str, given: dict[str, str], caller: str, site: CallSite, since: int, before: int) -> list[Fact]:
+        """`target`'s checks in `caller`'s terms, for its call at `site` given `given`; none on an
+        attribute the caller assigns between line `since` and `before`."""
+        fact, module = self.graph.functions[caller]
         stores = {f"{s.receiver}.{s.attribute}" for s in module.attribute_stores
-                  if s.scope == fact.scope and made[0][0].line < s.line < before}
+                  if s.scope == fact.scope and since < s.line < before}
         short = site.path.rsplit("/", 1)[-1]
         found = []
         for check, where in self.checks(target):
             moved = substitute(check, given)
+            moved, equal = self._fields_read(moved, caller) if moved is not None else (None, "")
             if moved is None or any(_reads(moved, stored) for stored in stores):
                 continue
-            found.append((self.canonical(moved, caller) or moved, f"{where}, run by the call at {short}:{site.line}"))
+            found.append((self.canonical(moved, caller) or moved, f"{where}, run by the call at {short}:{site.line}{equal}"))
         return found
+
+    def _fields_read(self, code: str, caller: str) -> tuple[str, str]:
+        """`code` (in `caller`) with each field it reads of an object the caller holds (`self.topo.size`,
+        the callee's `self.size` on the receiver `self.topo`) written as the caller's attribute it is
+        sure to equal (`built.py`), and the reasons said."""
+        shared = parse_expression(code) if "self." in code else None
+        if shared is None:
+            return code, ""
+        tree = copy.deepcopy(shared)  # `parse_expression`'s trees are shared: this one is rewritten
+        said: list[str] = []
+        fields = self.fields
+
+        class _Equal(ast.NodeTransformer):
+            def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+                held = node.value
+                if not (isinstance(held, ast.Attribute) and isinstance(held.value, ast.Name) and held.value.id == "self"):
+                    return self.generic_visit(node)
+                equal = fields.equal(caller, held.attr, node.attr)
+                if equal is None:
+                    return node
+                said.append(f"`self.{held.attr}.{node.attr}` being `{equal[0]}` (the object built from it at {equal[1]}; "
+                            "neither is assigned again)")
+                return ast.parse(equal[0], mode="eval").body
+
+        written = fast_unparse(_Equal().visit(tree))
+        return (written, ", " + ", ".join(dict.fromkeys(said))) if said else (code, "")
 
     def checks(self, function: str, depth: int = 0) -> tuple[Fact, ...]:
         """`not C` for each raise `function` is sure to reach when C holds, in its parameters."""

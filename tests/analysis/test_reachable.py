@@ -114,3 +114,32 @@ def test_a_check_that_reads_what_may_change_between_two_calls_proves_nothing(ana
     (error,) = [e for e in analysis_catalog.errors if e.message == "the probed path is gone"]
     assert any(n.endswith("ProbedConnector._again") for c in error.trigger.chains for n in c.path)
     assert not any("already passed" in (c.infeasible or "") for c in error.trigger.infeasible_chains)
+
+
+def test_a_helper_read_off_the_environment_asserted_by_the_caller_rules_out_the_callees_assert(analysis_catalog):
+    """tests/fixtures/analysis_pkg/vllm/kv/connectors/layout_checked.py: `layout_is_dim_first()` reads
+    an environment setting alone, so the constructor's assert of it holds when `split_sizes` asserts
+    it again; `fast_mode()` reads a module object the constructor changes in between."""
+    (error,) = [e for e in analysis_catalog.errors if e.message == "splitting needs the dim-first layout"]
+    trigger = error.trigger
+    assert trigger.satisfiable is True and not trigger.chains and trigger.reachable is False
+    assert "the call of `split_sizes` at layout_checked.py:18, made only if `layout_is_dim_first()`" in trigger.unreachable
+    assert error.explanation.kind == "unreachable"
+    (changed,) = [e for e in analysis_catalog.errors if e.message == "slow sizes need the slow mode"]
+    assert changed.trigger.reachable is True and changed.trigger.chains
+
+
+def test_a_field_of_an_object_built_once_from_the_callers_attribute_is_that_attribute(analysis_catalog):
+    """tests/fixtures/analysis_pkg/vllm/kv/connectors/topology_held.py: `targets` returned (its value
+    tested, or the call made first under no condition), so the topology's `ratio` assert passed on
+    `self.topology.size`, which is the worker's `self.size` (built once from it, never assigned
+    again): `plan_ratio`'s same assert cannot fail there. The worker that doubles its size later
+    keeps its chain."""
+    (error,) = [e for e in analysis_catalog.errors if e.message == "planned remote size must be a multiple of the local size"]
+    infeasible = {chain.path[0].rsplit(".", 2)[-2]: chain.infeasible for chain in error.trigger.infeasible_chains}
+    assert sorted(infeasible) == ["PlannedConnector", "TopologyHeldConnector"]
+    assert infeasible["TopologyHeldConnector"].endswith(
+        "the same check already passed at topology.py:12, run by the call at topology_held.py:19, `self.topology.size` "
+        "being `self.size` (the object built from it at topology_held.py:16; neither is assigned again)")
+    assert "run by the call at topology_held.py:32" in infeasible["PlannedConnector"]
+    assert [chain.path[0].rsplit(".", 2)[-2] for chain in error.trigger.chains] == ["ResizedConnector"]
