@@ -1,0 +1,51 @@
+"""Parameters annotated with an Enum class (tests/fixtures/calls/enum_annotated_parameter.py): each
+holds one of the members, only where every member is written down and nothing else may come."""
+
+import pytest
+
+from errscan.analysis.bindings import conditions_hold
+from errscan.analysis.chains import reach, select
+from errscan.analysis.entries import Entry
+from errscan.analysis.members import enum_domains, ruled_out
+from tests.conftest import graph_of
+
+BOTH = "role != Role.SCHEDULER and role != Role.WORKER"
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return graph_of("enum_annotated_parameter")
+
+
+def domains(graph, function):
+    return enum_domains(graph, f"calls.enum_annotated_parameter.{function}")
+
+
+def test_a_test_of_every_member_leaves_no_value(graph):
+    (role,) = domains(graph, "start")
+    assert role.members == ("SCHEDULER", "WORKER")
+    assert ruled_out(BOTH, (), (role,)) == (
+        f"`{BOTH}` cannot hold, as `role` is a `Role`, an Enum whose only members are `SCHEDULER` and `WORKER`")
+    assert ruled_out("role == Role.WORKER", (), (role,)) is None
+    assert ruled_out("other != Role.SCHEDULER and other != Role.WORKER", (), (role,)) is None
+
+
+def test_a_member_not_tested_may_still_come(graph):
+    (mode,) = domains(graph, "pick")
+    assert mode.members == ("READ", "WRITE", "APPEND")
+    assert ruled_out("mode != Mode.READ and mode != Mode.WRITE", (), (mode,)) is None
+
+
+@pytest.mark.parametrize("function", ["plain", "optional", "union", "defaulted", "opened", "computed", "flags", "rebound"])
+def test_nothing_is_said_where_another_value_may_come(graph, function):
+    """A class that is no Enum, None let in, an Enum without members (a subclass brings its own),
+    a member computed, a Flag (members combine), a parameter assigned again."""
+    assert domains(graph, function) == ()
+
+
+def test_a_chain_ending_in_the_test_of_every_member_cannot_be_taken(graph):
+    entry = "calls.enum_annotated_parameter.create"
+    found = select(reach(graph, "calls.enum_annotated_parameter.start", {entry: Entry(entry, "main", ())}),
+                   lambda values: conditions_hold(BOTH, values, "the raise", domains(graph, "start")))
+    assert not found.chains and not found.entries
+    assert "`role` is a `Role`, an Enum whose only members are" in found.infeasible[0].why
