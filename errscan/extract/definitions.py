@@ -56,6 +56,7 @@ class DefinitionWalk:
                 _constant_defaults(node.args), rebound_parameters(node, counts[0]),
                 tuple(dotted_defaults(node.args).items()),
                 tuple(a.arg for a in arguments if a.annotation is not None and admits_none(a.annotation)),
+                node.returns is not None and admits_none(node.returns),
             )
         )
         if any(isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) for d in node.decorator_list):

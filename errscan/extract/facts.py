@@ -49,6 +49,7 @@ class FunctionFact:
     rebound: tuple[str, ...] = ()  # parameters the body assigns again
     named_defaults: tuple[tuple[str, str], ...] = ()  # (parameter, its default) where the default names a function or class
     nullable: tuple[str, ...] = ()  # parameters annotated `X | None` or `Optional[X]` (`params` holds X alone)
+    returns_none: bool = False  # the return annotation lets None in (`returns` holds X alone)
 
 
 @dataclass(frozen=True)

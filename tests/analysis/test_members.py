@@ -49,3 +49,18 @@ def test_a_chain_ending_in_the_test_of_every_member_cannot_be_taken(graph):
                    lambda values: conditions_hold(BOTH, values, "the raise", domains(graph, "start")))
     assert not found.chains and not found.entries
     assert "`role` is a `Role`, an Enum whose only members are" in found.infeasible[0].why
+
+
+def test_a_property_returning_an_enum_holds_a_member_in_the_class_and_its_subclasses(graph):
+    for method in ("Component.start", "Worker.stop"):
+        (role,) = domains(graph, method)
+        assert role.parameter == "self.role" and role.members == ("SCHEDULER", "WORKER")
+    reason = ruled_out("self.role != Role.SCHEDULER and self.role != Role.WORKER", (), domains(graph, "Worker.stop"))
+    assert "`self.role` is a `Role` (what the property `Component.role` returns), an Enum whose only members are" in reason
+
+
+@pytest.mark.parametrize("method", ["Named.check", "Labeled.check", "Cached.role", "Unset.role"])
+def test_a_property_a_subclass_changes_or_that_may_be_assigned_or_none_holds_anything(graph, method):
+    """`Pinned` binds the name in its body, `Renamed` returns a `str`; a `cached_property` may be
+    assigned; `Role | None` lets None in."""
+    assert domains(graph, method) == ()

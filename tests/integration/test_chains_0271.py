@@ -59,10 +59,15 @@ def test_errors_that_cannot_fire_say_so(at):
 
 def test_the_else_of_a_test_of_every_enum_member_cannot_fire(at):
     """`NixlPushConnector.__init__(..., role: KVConnectorRole)` tests SCHEDULER, then WORKER, and
-    raises in the `else`: `KVConnectorRole` has no other member."""
+    raises in the `else`: `KVConnectorRole` has no other member. `LMCacheMPConnectorUpstream`
+    tests its property `self.role` alike."""
     trigger = at("v1/nixl/connector.py", 371).trigger
     assert trigger.reachable is False and not trigger.chains and not trigger.connectors
     assert "`role` is a `KVConnectorRole`, an Enum whose only members are `SCHEDULER` and `WORKER`" in trigger.unreachable
+    # `self.role`, the property `LMCacheMPConnectorUpstream.role -> KVConnectorRole`, tested alike
+    trigger = at("v1/lmcache_mp_connector.py", 522).trigger
+    assert trigger.reachable is False and not trigger.chains
+    assert "`self.role` is a `KVConnectorRole` (what the property `LMCacheMPConnectorUpstream.role` returns)" in trigger.unreachable
 
 
 def test_a_tensor_shared_with_an_earlier_layer_is_skipped(at):
