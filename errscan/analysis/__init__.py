@@ -26,6 +26,7 @@ from errscan.analysis.entries import Entry, find_entries, find_plugins, plugin_l
 from errscan.analysis.explain import Explainer
 from errscan.analysis.helpers import HelperSettings
 from errscan.analysis.knobs import KnobCatalog, flags_in_message, knobs_in
+from errscan.analysis.members import enum_domains, ruled_out as members_ruled_out
 from errscan.analysis.passed import Passed, completed, parameters_read
 from errscan.analysis.plain import plain_words
 from errscan.analysis.quantified import quantified
@@ -142,13 +143,15 @@ class _Analysis:
         local = render(terms, "deep")
         settings = completed(self.passed, node, settings, local or "")
         forms = (local, render(self._local_terms(raw, module, keep_settings=True)[0], "deep"))
-        found = select(searched, lambda values: conditions_hold(local, values, f"line {raw.line}"),
+        domains = enum_domains(graph, node)
+        found = select(searched, lambda values: conditions_hold(local, values, f"line {raw.line}", domains),
                        lambda chain: self.along.contradicted(chain, forms, node))
         terms = parameters_read(self.passed, node, terms)  # a setting every caller passes in
         found = replace(found, chains=_stated(graph, found.chains, terms), infeasible=_stated(graph, found.infeasible, terms))
         settled = self.settled.of(node)
         trigger = _trigger(error, raw, module, terms, contributions, found, helpers, self.plugin_count, settings,
-                           lambda code, earlier: ruled_out(code, earlier, settled, error.function) or self.emptied.ruled_out(code, earlier, node))
+                           lambda code, earlier: ruled_out(code, earlier, settled, error.function) or self.emptied.ruled_out(code, earlier, node)
+                           or members_ruled_out(code, earlier, domains))
         if error.kind != "log" and error.exception:
             exception = graph.qualify(module, "" if raw.function == "<module>" else raw.function, error.exception) or error.exception
             trigger = msgspec.structs.replace(trigger, http_status=http_status(graph, profile, exception, found))

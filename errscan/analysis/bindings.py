@@ -10,7 +10,7 @@ a call with `*args` or `**kwargs` leaves what it does not write
 unknown, and a parameter the callee assigns again is never bound. A member of an `Enum` class of the
 tree (`KVConnectorRole.WORKER`) is bound as that member: another member of the same class, named
 otherwise, is another value (an alias member, given the same value as another, is the exception this
-does not see). A function handed to an executor
+does not see); a parameter annotated with an Enum class holds one of its members (`members.py`). A function handed to an executor
 (`submit(f, a, b)`) or a thread (`Thread(target=f, args=(a,))`) gets what is handed with it; other
 ways in (a callback called later, a property read, a call by name) bind nothing. A condition on
 the way is read with those values (`conditions_hold`): one the solver proves false under them is
@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from errscan.analysis.members import Domain, is_enum, read_in
 from errscan.analysis.solver import satisfiable, written_size
 from errscan.extract.astutil import argument_text
 from errscan.extract.conditions import parse_expression
@@ -118,15 +119,11 @@ def _same_constant(graph: CallGraph, caller: str, callee: str, text: str) -> boo
     return caller_reads is not None and caller_reads == callee_reads
 
 
-_ENUMS = frozenset({"Enum", "IntEnum", "StrEnum"})  # not Flag: its members combine into other values
-
-
 def _enum_member(graph: CallGraph, caller: str, text: str) -> bool:
     """Whether `text` (`KVConnectorRole.WORKER`) is a member of an Enum class of the tree."""
     entry = graph.functions.get(caller)
     klass = graph.qualify(entry[1], entry[0].scope, text.rpartition(".")[0]) if entry is not None and _NAMED.match(text) else None
-    return klass is not None and klass in graph.index.classes and \
-        any(base.rsplit(".", 1)[-1] in _ENUMS for base in graph.index.bases(klass))
+    return klass is not None and klass in graph.index.classes and is_enum(graph, klass)
 
 
 def _class(graph: CallGraph, caller: str, written: str) -> str | None:
@@ -185,10 +182,11 @@ def _implicit(decorators: tuple[str, ...], klass: str | None, site: CallSite) ->
 
 
 @lru_cache(maxsize=1 << 16)
-def conditions_hold(code: str | None, values: Values, where: str) -> tuple[bool | None, str]:
-    """Whether `code` (the condition of `where`, in the function whose parameters `values` binds)
-    can hold on this chain: True, False or None (unknown); and, when False, why. Kept: the forward
-    searches of one function ask again for each entry point."""
+def conditions_hold(code: str | None, values: Values, where: str, domains: tuple[Domain, ...] = ()) -> tuple[bool | None, str]:
+    """Whether `code` (the condition of `where`, in the function whose parameters `values` binds
+    and `domains` holds to an Enum's members) can hold on this chain: True, False or None
+    (unknown); and, when False, why. Kept: the forward searches of one function ask again for
+    each entry point."""
     if not code:
         return True, ""
     plain = satisfiable(code)
@@ -196,13 +194,19 @@ def conditions_hold(code: str | None, values: Values, where: str) -> tuple[bool 
         return False, f"{where} is never reached: `{_short(code)}` contradicts itself"
     words = _words(code)
     bound = {name: value for name, value in values if name in words and not value.given}
+    members = tuple(d for d in read_in(code, domains) if d.parameter not in bound)
+    facts = tuple(d.code for d in members)
+    if facts and satisfiable(code, *facts) is False:
+        return False, f"{where} is never reached: `{_short(code)}` cannot hold, as {'; and '.join(d.why for d in members)}"
     if not bound:
         return plain, ""
-    result = _holds(code, bound)
+    result = _holds(code, bound, facts)
     if result is not False:
         return result, ""
-    alone = [name for name in bound if _holds(code, {name: bound[name]}) is False]
+    alone = [name for name in bound if _holds(code, {name: bound[name]}, facts) is False]
     said = "; ".join(_said(name, bound[name]) for name in alone or bound)
+    if facts and _holds(code, bound) is not False:
+        said += "; and " + "; and ".join(d.why for d in members)
     return False, f"{where} is never reached on this way: `{_short(code)}` cannot hold, as {said}"
 
 
@@ -227,14 +231,15 @@ def _said(name: str, bound: Bound) -> str:
     return f"`{name}` is `{bound.value}` ({bound.origin})"
 
 
-def _holds(code: str, bound: dict[str, Bound]) -> bool | None:
-    """Whether `code` can hold with the constants bound substituted and the objects not None."""
+def _holds(code: str, bound: dict[str, Bound], facts: tuple[str, ...] = ()) -> bool | None:
+    """Whether `code` can hold with the constants bound substituted and the objects not None
+    (and `facts`, about what is not bound, holding)."""
     substituted = substitute(code, {name: b.value for name, b in bound.items() if not b.built})
     members = tuple(sorted(b.value for b in bound.values() if b.member))
     if substituted is not None and members:
         substituted = _members_compared(substituted, members)
     objects = tuple(f"{name} is not None" for name, b in bound.items() if b.built)
-    return satisfiable(substituted, *objects) if substituted is not None else None
+    return satisfiable(substituted, *objects, *facts) if substituted is not None else None
 
 
 @lru_cache(maxsize=1 << 12)

@@ -281,6 +281,12 @@ def satisfiable(*codes: str) -> bool | None:
     return _holds(encoding, *formulas)
 
 
+def one_of(leaf: str, names: tuple[str, ...]) -> str:
+    """`leaf` equal to one of the named constants `names` (an Enum's members), as a condition the
+    encoding reads: the disjunction of `leaf == name`, names free to be equal to each other."""
+    return f"{leaf} in ({', '.join(names)},)"
+
+
 def value_of(leaf: str, value: Value) -> ast.expr:
     """`leaf == value` (`leaf is None` for None) as an expression the encoding reads."""
     target = parse_expression(leaf)

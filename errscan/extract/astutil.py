@@ -231,6 +231,25 @@ def strip_optional(node: ast.expr | None) -> ast.expr | None:
     return node
 
 
+def admits_none(node: ast.expr | None) -> bool:
+    """Whether an annotation lets the value be None (`X | None`, `Optional[X]`, `Union[X, None]`):
+    what `strip_optional` leaves out."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            return admits_none(ast.parse(node.value, mode="eval").body)
+        except SyntaxError:
+            return True
+    if isinstance(node, ast.Constant):
+        return node.value is None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return admits_none(node.left) or admits_none(node.right)
+    if isinstance(node, ast.Subscript) and dotted(node.value) in ("Optional", "typing.Optional"):
+        return True
+    if isinstance(node, ast.Subscript) and dotted(node.value) in ("Union", "typing.Union"):
+        return any(admits_none(e) for e in (node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]))
+    return False
+
+
 def strip_call(node: ast.expr) -> ast.expr:
     """`dec(...)` -> `dec`: a decorator by the name it is called by."""
     return node.func if isinstance(node, ast.Call) else node

@@ -149,7 +149,7 @@ class FactCollector(DefinitionWalk, CallWalk):
                 new = changes[mark:]
                 rebound = [k for k, again in new if again]
                 if env or terms:
-                    tested = tested_as_new(stmt, terms) if kind is ast.Assign else ()
+                    tested = tested_as_new(stmt, terms) if kind is ast.Assign or kind is ast.Expr else ()
                     terms = forget(env, tuple(t for t in terms if t not in tested), rebound, [k for k, again in new if not again],
                                    self.assigned.intersection(rebound), through) + tested
                 self.assigned.update(rebound)

@@ -10,8 +10,8 @@ statement it is at (`Env`). A later change of the local ends what is known of it
   so it is not substituted any more (an alias of a name still is: it is the same object).
 A loop's body may change a local before the loop's next iteration reads it: such locals are
 forgotten on entry to the body. One test survives the change it is about: an iteration's
-`k not in seen` before `seen[k] = v` stores that very key (`tested_as_new`), what the iteration
-found when it tested, in the loop's `any(...)`.
+`k not in seen` before `seen[k] = v` (or `seen.append(k)`, `seen.add(k)`) stores that very key
+(`tested_as_new`), what the iteration found when it tested, in the loop's `any(...)`.
 """
 
 from __future__ import annotations
@@ -143,11 +143,13 @@ def forget(env: Env, terms: Condition, bound: Iterable[str], changed: Iterable[s
 
 def tested_as_new(stmt: ast.stmt, terms: Condition) -> Condition:
     """The terms of this iteration (after the innermost `for`'s) that found the key `stmt` stores
-    not there yet (`if k in seen: continue` ... `seen[k] = v`): what the iteration tested, in the
-    loop's `any(...)`, which the store of that very key does not make untrue of when it was tested."""
-    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Subscript):
+    not there yet (`if k in seen: continue` ... `seen[k] = v`, `seen.append(k)`, `seen.add(k)`):
+    what the iteration tested, in the loop's `any(...)`, which the store of that very key does not
+    make untrue of when it was tested."""
+    stored = _stored_key(stmt)
+    if stored is None:
         return ()
-    container, key = dotted(stmt.targets[0].value), ast.dump(stmt.targets[0].slice)
+    container, key = dotted(stored[0]), ast.dump(stored[1])
     last = max((i for i, term in enumerate(terms) if term.loop), default=None)
     if container is None or last is None:
         return ()
@@ -162,6 +164,17 @@ def tested_as_new(stmt: ast.stmt, terms: Condition) -> Condition:
                 and isinstance(deep, ast.Compare) and _names(deep.left) & targets:
             found.append(term)
     return tuple(found)
+
+
+def _stored_key(stmt: ast.stmt) -> tuple[ast.expr, ast.expr] | None:
+    """The container and the key `stmt` puts in it: `d[k] = v`, `s.add(k)`, `xs.append(k)`."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript):
+        return stmt.targets[0].value, stmt.targets[0].slice
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in ("add", "append") \
+            and len(call.args) == 1 and not call.keywords and not isinstance(call.args[0], ast.Starred):
+        return call.func.value, call.args[0]
+    return None
 
 
 def _names(node: ast.AST) -> set[str]:

@@ -8,14 +8,14 @@ from dataclasses import dataclass, field
 from typing import Container
 
 from errscan.extract.astutil import (
-    binding_counts, bindings_of, bound_names, constant_text, dotted, rebound_parameters, strip_call, strip_optional,
+    admits_none, binding_counts, bindings_of, bound_names, constant_text, dotted, rebound_parameters, strip_call, strip_optional,
 )
 from errscan.extract.conditions import Condition, free_names, unparse
 from errscan.extract.facts import AttributeDefault, AttributeRead, AttributeType, CallFact, ClassFact, FieldFact, FunctionFact
 from errscan.extract.fills import attribute_fills
 from errscan.extract.holders import dotted_defaults, flat
 from errscan.extract.names import resolve_relative
-from errscan.extract.tables import class_constants, table_of
+from errscan.extract.tables import class_constants, constant_names, table_of
 
 
 @dataclass
@@ -42,10 +42,8 @@ class DefinitionWalk:
         self.expressions(node.decorator_list + list(node.args.defaults), ())
         self.scopes.push(node.name, True)
         scope = self.scopes.current
-        params = tuple(
-            (a.arg, dotted(strip_optional(a.annotation)) if a.annotation is not None else None)
-            for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs
-        )
+        arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+        params = tuple((a.arg, dotted(strip_optional(a.annotation)) if a.annotation is not None else None) for a in arguments)
         returns = strip_optional(node.returns)  # `X | None` -> X
         klass = self.class_stack[-1] if self.class_stack and self.class_stack[-1] == scope.rsplit(".", 1)[0] else None
         counts = binding_counts(node)
@@ -57,6 +55,8 @@ class DefinitionWalk:
                 dotted(returns), _class_of_type(returns), len(node.args.posonlyargs) + len(node.args.args),
                 _constant_defaults(node.args), rebound_parameters(node, counts[0]),
                 tuple(dotted_defaults(node.args).items()),
+                tuple(a.arg for a in arguments if a.annotation is not None and admits_none(a.annotation)),
+                node.returns is not None and admits_none(node.returns),
             )
         )
         if any(isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) for d in node.decorator_list):
@@ -108,6 +108,7 @@ class DefinitionWalk:
                 tuple(d for d in (dotted(strip_call(x)) for x in node.decorator_list) if d),
                 tuple(fields),
                 tuple(methods),
+                constant_names(node.body),
             )
         )
         self.class_stack.append(scope)

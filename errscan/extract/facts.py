@@ -28,6 +28,9 @@ class ClassFact:
     decorators: tuple[str, ...] = ()
     fields: tuple[FieldFact, ...] = ()  # annotated class-level names (dataclass fields)
     methods: tuple[str, ...] = ()  # names of the functions defined in the class body
+    # The names the body binds to constants (`A = 0`, `B = auto()`), in order: an Enum's members.
+    # None when it binds a name any other way too, so that its members are not all written down.
+    constants: tuple[str, ...] | None = ()
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,8 @@ class FunctionFact:
     defaults: tuple[tuple[str, str], ...] = ()  # (parameter, its default) where the default is a constant
     rebound: tuple[str, ...] = ()  # parameters the body assigns again
     named_defaults: tuple[tuple[str, str], ...] = ()  # (parameter, its default) where the default names a function or class
+    nullable: tuple[str, ...] = ()  # parameters annotated `X | None` or `Optional[X]` (`params` holds X alone)
+    returns_none: bool = False  # the return annotation lets None in (`returns` holds X alone)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 `_MODELS = {"LlamaForCausalLM": ("llama", "LlamaForCausalLM")}`, `methods = {"fp8": Fp8Config}` in a
 function, or `class Backend(Enum): FLASH = "pkg.flash.FlashBackend"`. Only what the code writes down is
-kept: keys that are strings, values that are strings, tuples of strings or dotted names.
+kept: keys that are strings, values that are strings, tuples of strings or dotted names. A class's
+names bound to constants of any kind are kept too, as an Enum's members (`constant_names`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,40 @@ def class_constants(scope: str, body: list[ast.stmt]) -> TableFact | None:
     if not keys:
         return None
     return TableFact(scope, "", tuple(keys), tuple(strings), (None,) * len(keys))
+
+
+def constant_names(body: list[ast.stmt]) -> tuple[str, ...] | None:
+    """The names a class body binds to constants (`A = 0`, `B = "b"`, `C = auto()`), in order: an
+    Enum's members. None when the body binds a name any other way too (a computed value, an
+    unpacking, a loop, an import, a nested class, a `_`-prefixed or `@member` name): its members
+    are then not all written down. Functions are never members."""
+    names: list[str] = []
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if any((dotted(d) or "").endswith("member") for d in stmt.decorator_list):
+                return None
+            continue
+        if isinstance(stmt, ast.Pass) or isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue
+        if isinstance(stmt, ast.AnnAssign) and stmt.value is None and isinstance(stmt.target, ast.Name):
+            continue  # an annotation alone binds nothing
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else None
+        if targets is None or not _constant(stmt.value) or \
+                not all(isinstance(t, ast.Name) and not t.id.startswith("_") for t in targets):
+            return None
+        names += [t.id for t in targets]
+    return tuple(names)
+
+
+def _constant(node: ast.expr | None) -> bool:
+    """A literal, a negative number, a tuple of them, or `auto()`."""
+    if isinstance(node, ast.Constant):
+        return node.value is not Ellipsis
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return isinstance(node.operand, ast.Constant) and isinstance(node.operand.value, (int, float))
+    if isinstance(node, ast.Tuple):
+        return all(_constant(e) for e in node.elts)
+    return isinstance(node, ast.Call) and dotted(node.func) in ("auto", "enum.auto") and not node.args and not node.keywords
 
 
 def _strings(node: ast.expr) -> tuple[str, ...]:

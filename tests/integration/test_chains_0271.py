@@ -57,6 +57,27 @@ def test_errors_that_cannot_fire_say_so(at):
         assert error.explanation.kind == "unreachable"
 
 
+def test_the_else_of_a_test_of_every_enum_member_cannot_fire(at):
+    """`NixlPushConnector.__init__(..., role: KVConnectorRole)` tests SCHEDULER, then WORKER, and
+    raises in the `else`: `KVConnectorRole` has no other member. `LMCacheMPConnectorUpstream`
+    tests its property `self.role` alike."""
+    trigger = at("v1/nixl/connector.py", 371).trigger
+    assert trigger.reachable is False and not trigger.chains and not trigger.connectors
+    assert "`role` is a `KVConnectorRole`, an Enum whose only members are `SCHEDULER` and `WORKER`" in trigger.unreachable
+    # `self.role`, the property `LMCacheMPConnectorUpstream.role -> KVConnectorRole`, tested alike
+    trigger = at("v1/lmcache_mp_connector.py", 522).trigger
+    assert trigger.reachable is False and not trigger.chains
+    assert "`self.role` is a `KVConnectorRole` (what the property `LMCacheMPConnectorUpstream.role` returns)" in trigger.unreachable
+
+
+def test_a_tensor_shared_with_an_earlier_layer_is_skipped(at):
+    """`if base_addr in seen_base_addresses: ... continue` and then `seen_base_addresses.append(base_addr)`:
+    the number of blocks is checked only for a tensor no earlier layer registered."""
+    trigger = at("v1/nixl/base_worker.py", 1183).trigger
+    assert "cache.data_ptr() not in seen_base_addresses" in trigger.condition
+    assert all("cache.data_ptr() not in seen_base_addresses" in c.trigger for c in trigger.chains)
+
+
 def test_a_worker_method_names_only_the_connectors_whose_worker_runs_it(at):
     """Only NixlPushConnector constructs NixlPushConnectorWorker (nixl/connector.py:367), and the
     push worker overrides `_get_new_notifs` (push_worker.py:690), hiding the pull worker's."""
