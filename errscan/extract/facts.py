@@ -45,6 +45,9 @@ class FunctionFact:
     defaults: tuple[tuple[str, str], ...] = ()  # (parameter, its default) where the default is a constant
     rebound: tuple[str, ...] = ()  # parameters the body assigns again
     named_defaults: tuple[tuple[str, str], ...] = ()  # (parameter, its default) where the default names a function or class
+    # (parameter, annotation dotted) where the annotation is a plain dotted name (neither `X | None`
+    # nor `Optional[X]`) and there is no default: what a typed caller passes it is never None
+    typed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
