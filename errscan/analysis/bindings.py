@@ -3,7 +3,9 @@
 At each step of a chain a parameter of the callee is bound to a constant when the call passes one
 (by position or keyword), passes on a parameter of the caller that is bound itself, or leaves out
 one whose default is a constant; a parameter passed an object the caller constructs (`C(...)`,
-`extract/callsites.py` writes such an argument so) is bound as never None, only that;
+`extract/callsites.py` writes such an argument so) is bound as never None, only that (and so is,
+into a core-call entry point from each of its callers, one the caller declares of a class of the
+tree: `declared.py`);
 a parameter whose default names a function (`merge_fn=merge_offsets`) and that the call passes
 something else is bound as given, so a call through it does not reach that default (`search.py`);
 a call with `*args` or `**kwargs` leaves what it does not write
@@ -24,6 +26,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from errscan.analysis.declared import declared
 from errscan.analysis.members import Domain, is_enum, read_in
 from errscan.analysis.solver import satisfiable, written_size
 from errscan.extract.astutil import argument_text
@@ -50,8 +53,10 @@ _DISPLAY = re.compile(r"^\(.*\)$", re.DOTALL)  # `argument_text`'s tuple of item
 _NAMED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\.[A-Z][A-Z0-9_]*$")  # `zmq.ROUTER`, `Role.WORKER`
 
 
-def carried(graph: CallGraph, values: Values, site: CallSite, caller: str, callee: str) -> Values:
-    """The callee's parameters bound by `site` in `caller`, the caller's own bound as `values` say."""
+def carried(graph: CallGraph, values: Values, site: CallSite, caller: str, callee: str, typed: bool = False) -> Values:
+    """The callee's parameters bound by `site` in `caller`, the caller's own bound as `values` say
+    (and, when `typed`, as their declared types say: `declared.py`; only what the known callers of
+    an entry point pass it is so read, `chains.Called`)."""
     entry = graph.functions.get(callee)
     given = arguments(entry[0], site) if entry is not None else None
     if given is None:
@@ -67,6 +72,8 @@ def carried(graph: CallGraph, values: Values, site: CallSite, caller: str, calle
             found[name] = Bound(text, f"passed at {where}", member=_enum_member(graph, caller, text))
         elif text in bound:
             found[name] = bound[text]
+        elif typed and (known := declared(graph, caller, text, site.line)) is not None:
+            found[name] = Bound(known[0], f"passed at {where} as {known[1]}", built=True)
         elif text.endswith("(...)") and (klass := _class(graph, caller, text[:-5])):
             found[name] = Bound(klass.rsplit(".", 1)[-1], f"passed at {where}", built=True)
         elif _DISPLAY.match(text):  # a collection written out: only its size is carried

@@ -25,6 +25,7 @@ from typing import Callable
 
 from errscan.analysis.bindings import Values
 from errscan.analysis.configured import Configured
+from errscan.analysis.declared import short_name
 from errscan.analysis.dispatch import Dispatch
 from errscan.analysis.entries import Entry
 from errscan.analysis.platforms import PlatformRules
@@ -34,6 +35,18 @@ from errscan.graph.calls import CallGraph
 MAX_CHAINS = 8  # entry points whose shortest feasible chain is shown
 MAX_WAYS = 4  # further chains shown, each through another way into the raising function
 MAX_WAY_ENTRIES = 3  # nearest entry points tried for each way in
+MAX_CALLS = 8  # calls of a core-call entry point searched each under its own arguments
+
+
+@dataclass(frozen=True)
+class Called:
+    """A call the package makes of a core-call entry point, and the chains from the entry point
+    under the arguments that call passes."""
+
+    place: str  # "`Scheduler.__init__` (scheduler.py:140)"
+    chains: tuple[FoundChain, ...]  # feasible on the way, under its arguments
+    refused: str  # when no chain could be taken: why the first one cannot
+    exhausted: bool  # whether the search went through every chain
 
 
 @dataclass(frozen=True)
@@ -53,6 +66,9 @@ class Reach:
     # another path of the program begins, `search._other_kind`): they reach the function only as
     # that entry does, so when every other entry's chains are infeasible, theirs are too.
     deferred: frozenset[str] = frozenset()
+    # Per core-call entry whose every call is known and binds some argument: each call (`Called`).
+    # A function the core calls is entered only so: when no call allows a chain, none can be taken.
+    by_callers: dict[str, tuple[Called, ...]] = field(default_factory=dict)
     chains: tuple[FoundChain, ...] = ()  # filled by `select`: the chains shown
     infeasible: tuple[FoundChain, ...] = ()  # filled by `select`: entries' chains that cannot be taken
 
@@ -77,12 +93,15 @@ def reach(
     nearest: dict[str, tuple[State, Entry]] = {}
     for state, entry in tree.found:
         nearest.setdefault(entry.node, (state, entry))
-    candidates, refused, deferred = {}, {}, set()
+    candidates, refused, deferred, by_callers = {}, {}, set(), {}
     turned: list[FoundChain] = []
     for node, (state, entry) in nearest.items():
         found, refusals, exhausted = search.forward(tree, state, entry, relevant)
         if found:
             candidates[node] = found
+            called = _by_callers(search, tree, state, entry, relevant, named) if entry.kind == "core-call" else ()
+            if called:
+                by_callers[node] = called
             taken = {way_in(chain) for chain in found}
             turned += [chain for chain in refusals if way_in(chain) not in taken]
         elif refusals and exhausted:
@@ -112,7 +131,40 @@ def reach(
     # reach it by a call the graph does not resolve: never proof that it cannot run.
     closed = _closed(graph, target, tree, named) and not search.platform_refused
     return Reach(tuple(reached.values()), candidates, refused, tuple(sorted(ways, key=_length)), tuple(turned), closed,
-                 frozenset(deferred))
+                 frozenset(deferred), by_callers)
+
+
+def _by_callers(search: Search, tree: Tree, state: State, entry: Entry, relevant: frozenset[str],
+                named: Callable[[str], int]) -> tuple[Called, ...]:
+    """Each call of `entry`'s function with the chains from it under that call's arguments; none
+    when a call binds nothing (its chains are the entry's own), or may run it unseen, or there are
+    more than MAX_CALLS."""
+    graph, node = search.graph, entry.node
+    if not _all_calls_known(graph, node, named):
+        return ()
+    calls = [(caller, site) for caller in sorted(graph.graph.predecessors(node)) for site, _ in search.distinct_sites(caller, node)]
+    if len(calls) > MAX_CALLS:
+        return ()
+    called = []
+    for caller, site in calls:
+        values = search.carried((), site, caller, node, typed=True)
+        if not values:
+            return ()
+        found, refusals, exhausted = search.forward(tree, state, entry, relevant, start=values)
+        place = f"`{short_name(caller)}` ({site.path.rsplit('/', 1)[-1]}:{site.line})"
+        called.append(Called(place, tuple(found), refusals[0].why if refusals and not found else "", exhausted))
+    return tuple(called)
+
+
+def _ruled_by_callers(node: str, calls: tuple[Called, ...], judge: Callable[[FoundChain], Verdict]) -> str | None:
+    """Why no call of a core-call entry point allows a chain to the site; None when one may."""
+    whys = []
+    for call in calls:
+        verdicts = [judge(chain) for chain in call.chains]
+        if not call.exhausted or any(holds is not False for holds, _ in verdicts) or not (verdicts or call.refused):
+            return None
+        whys.append(f"from {call.place}, {verdicts[0][1] if verdicts else call.refused}")
+    return f"every call of `{short_name(node)}` rules it out: {'; '.join(whys)}"
 
 
 def unresolved_names(graph: CallGraph) -> Counter[str]:
@@ -123,8 +175,8 @@ def unresolved_names(graph: CallGraph) -> Counter[str]:
     return named
 
 
-def _closed(graph: CallGraph, target: str, tree: Tree, named: Callable[[str], int]) -> bool:
-    """Whether every call that may run `target` is a resolved one from a caller an entry reaches."""
+def _all_calls_known(graph: CallGraph, target: str, named: Callable[[str], int]) -> bool:
+    """Whether every call that may run `target` is one the graph resolved into it."""
     if target not in graph.graph:
         return False
     owner, _, name = target.rpartition(".")
@@ -133,7 +185,12 @@ def _closed(graph: CallGraph, target: str, tree: Tree, named: Callable[[str], in
     # `named` leaves out the calls the graph resolved; those resolved into this function count
     # again, so that what another function's calls of the same name are does not count.
     into = sum(1 for site in sites if site.call is not None and site.call.kind == "call" and site.call.callee.rsplit(".", 1)[-1] == short)
-    if named(short) + into > len(sites):
+    return named(short) + into <= len(sites)
+
+
+def _closed(graph: CallGraph, target: str, tree: Tree, named: Callable[[str], int]) -> bool:
+    """Whether every call that may run `target` is a resolved one from a caller an entry reaches."""
+    if not _all_calls_known(graph, target, named):
         return False
     reached, frontier = set(), [state for state, _ in tree.found]
     while frontier:
@@ -150,11 +207,14 @@ def select(found: Reach, final: Callable[[Values], Verdict], along: Callable[[Fo
     on the way contradict the site's, if they do: `along.py`); the entries none of whose chains
     can be taken are left out of `entries` and their chain kept in `infeasible`."""
     judge = _with_along(final, along)
+    ruled = {node: why for node, calls in found.by_callers.items() if (why := _ruled_by_callers(node, calls, judge))}
     chosen, infeasible = [], []
     for node, candidates in found.candidates.items():
         verdicts = [(chain, judge(chain)) for chain in candidates]
         taken = next(((c, v) for c, v in verdicts if v[0] is not False), None)
-        if taken is not None:
+        if taken is not None and node in ruled:
+            infeasible.append(replace(taken[0], satisfiable=False, why=ruled[node]))
+        elif taken is not None:
             chosen.append(_judged(*taken))
         else:
             infeasible.append(_judged(*verdicts[0]))
@@ -163,7 +223,7 @@ def select(found: Reach, final: Callable[[Values], Verdict], along: Callable[[Fo
     covered = {way_in(chain) for chain in shown}
     ways, ruled_out = 0, []
     for way in found.ways:
-        judged = _judged(way, judge(way))
+        judged = _judged(way, (False, ruled[way.entry.node]) if way.entry.node in ruled else judge(way))
         if judged.satisfiable is False and judged.why:
             ruled_out.append(judged)  # a way in that the site's condition rules out: kept with why (its entry may reach otherwise)
         elif ways < MAX_WAYS and judged.satisfiable is not False and way_in(way) not in covered:

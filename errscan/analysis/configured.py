@@ -5,6 +5,7 @@ configuration, while the process's still names the group: a part's method may th
 
 from __future__ import annotations
 
+from errscan.analysis.declared import short_name
 from errscan.analysis.entries import Plugin
 from errscan.graph.calls import CallGraph
 from errscan.profiles import Profile
@@ -32,12 +33,8 @@ class Configured:
             return None
         names = ", ".join(sorted({f"`{p.name}`" for p in holders}))
         setting = f"`{holders[0].setting}`" if holders[0].setting else "the setting"
-        return (f"`{_short(looked_up)}` runs for the class {setting} names ({names}), and `{_short(later)}` is "
+        return (f"`{short_name(looked_up)}` runs for the class {setting} names ({names}), and `{short_name(later)}` is "
                 f"looked up later by the same setting: no {holders[0].kind} runs both, nor does a group of them")
 
     def _resolves(self, plugin: Plugin, method: str) -> bool:
         return self.graph.lookup_method(plugin.klass, method.rsplit(".", 1)[1]) == method
-
-
-def _short(qualname: str) -> str:
-    return ".".join(qualname.rsplit(".", 2)[-2:])

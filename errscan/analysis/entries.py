@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from errscan.analysis.bindings import Bound, Values
+from errscan.analysis.declared import short_name, typed_class
 from errscan.extract.conditions import Condition, either
 from errscan.extract.facts import FunctionFact, ModuleFacts
 from errscan.graph.calls import CallGraph, function_node
@@ -43,6 +45,7 @@ class Entry:
     kind: str  # "connector-init", "connector-interface", "core-call", "config-validation", "main", "process",
     # or a user path's kind ("model", "route", "command", ...)
     plugins: tuple[Plugin, ...]  # the plugins this entry belongs to (none for config and main)
+    declared: Values = ()  # its parameters bound on entry: a plugin's as its interface declares them
 
 
 def find_plugins(graph: CallGraph, profile: Profile) -> list[Plugin]:
@@ -109,7 +112,9 @@ def find_entries(graph: CallGraph, profile: Profile, plugins: list[Plugin]) -> d
             return
         known = entries.get(node)
         owners = (known.plugins if known else ()) + ((plugin,) if plugin and (not known or plugin not in known.plugins) else ())
-        entries[node] = Entry(node, known.kind if known else kind, owners)
+        kind = known.kind if known else kind
+        declared = interface_declared(graph, profile, node) if kind == "connector-init" else ()
+        entries[node] = Entry(node, kind, owners, declared)
 
     called = _names_called(graph)
     for plugin in plugins:
@@ -147,6 +152,28 @@ def find_entries(graph: CallGraph, profile: Profile, plugins: list[Plugin]) -> d
         if any(site.resolution == "process" for site in sites):  # a new process starts there
             add(callee, "process", None)
     return entries
+
+
+def interface_declared(graph: CallGraph, profile: Profile, node: str) -> Values:
+    """The parameters of a plugin's `__init__` that its interface's `__init__` types with a class of
+    the package (`kv_cache_config: KVCacheConfig`): the core builds the plugin through the
+    interface (the factory's `connector_cls(config, role, kv_cache_config)`, a group's for its parts),
+    so each is passed an object of that class, as far as the annotation holds; never None."""
+    fact = graph.functions[node][0]
+    if not node.endswith(".__init__") or fact.class_qualname is None:
+        return ()
+    found: dict[str, Bound] = {}
+    own = [name for name, _ in fact.params]
+    for base in reversed(_interface_bases(graph, profile, fact.class_qualname)):
+        interface = graph.methods.get(base, {}).get("__init__")
+        declared = [name for name, _ in graph.functions[interface][0].params] if interface else []
+        for name, _ in graph.functions[interface][0].typed if interface else ():
+            typed = typed_class(graph, interface, name)
+            # the same parameter by name and place: the package may pass it either way
+            if typed is not None and name in own and own.index(name) == declared.index(name) and name not in fact.rebound:
+                found[name] = Bound(typed[0], f"the interface `{short_name(interface)}` declares `{name}: {typed[1]}`, "
+                                              "and the package builds each registered class through it", built=True)
+    return tuple(sorted(found.items()))
 
 
 def _names_called(graph: CallGraph) -> frozenset[str]:

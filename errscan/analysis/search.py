@@ -142,14 +142,16 @@ class Search:
 
     def forward(
         self, tree: Tree, origin: State, entry: Entry, relevant: frozenset[str], last: tuple[str, CallSite] | None = None,
+        start: Values = (),
     ) -> tuple[list[FoundChain], list[FoundChain], bool]:
         """The shortest feasible chains from `origin` to the tree's start (then through `last`),
         up to MAX_CANDIDATES with distinct values of the `relevant` parameters; the shortest
         infeasible chain of each way into the function met on the way; and whether the search
-        went through every chain."""
+        went through every chain. `start` binds the entry's own parameters (`entry.declared` when not given)."""
         kind = entry.kind if entry.kind not in BUILTIN_KINDS else None
         on, _ = self.platforms.step(None, None, origin[0], "")
-        direct = self.direct(tree, origin, (), kind, on) if not relevant else None
+        start = start or entry.declared
+        direct = self.direct(tree, origin, start, kind, on) if not relevant else None
         if direct is not None:  # the backward search's own shortest path can be taken
             nodes, sites, values, holds, ends = direct
             chain = FoundChain(entry, (origin[0], *nodes), sites, values, holds)
@@ -160,7 +162,7 @@ class Search:
                 passed = self.carried(values, last[1], chain.nodes[-1], last[0])
                 return [FoundChain(entry, (*chain.nodes, last[0]), (*sites, last[1]), passed, True if verdict[0] and holds else None)], [], False
         order = itertools.count()
-        heap = [(tree.dist[origin], 0, next(order), origin, (origin[0],), (), (), True, on)]
+        heap = [(tree.dist[origin], 0, next(order), origin, (origin[0],), (), start, True, on)]
         closed: set[tuple[State, Values, frozenset[str] | None]] = set()
         found: list[FoundChain] = []
         keys: set[Values] = set()
@@ -239,12 +241,12 @@ class Search:
         tree.direct[key] = result
         return result
 
-    def carried(self, values: Values, site: CallSite, caller: str, callee: str) -> Values:
+    def carried(self, values: Values, site: CallSite, caller: str, callee: str, typed: bool = False) -> Values:
         """`bindings.carried`, kept per step (the sites live as long as the graph)."""
-        key = (values, id(site), caller, callee)
+        key = (values, id(site), caller, callee, typed)
         found = self._carried.get(key)
         if found is None:
-            found = self._carried[key] = carried(self.graph, values, site, caller, callee)
+            found = self._carried[key] = carried(self.graph, values, site, caller, callee, typed)
         return found
 
     def _holds(self, code: str | None, values: Values, site: CallSite, callee: str, on: On,

@@ -56,7 +56,7 @@ class DefinitionWalk:
                 _constant_defaults(node.args), rebound_parameters(node, counts[0]),
                 tuple(dotted_defaults(node.args).items()),
                 tuple(a.arg for a in arguments if a.annotation is not None and admits_none(a.annotation)),
-                node.returns is not None and admits_none(node.returns),
+                node.returns is not None and admits_none(node.returns), _typed(node.args),
             )
         )
         if any(isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) for d in node.decorator_list):
@@ -285,6 +285,26 @@ def _class_of_type(node: ast.expr | None) -> str | None:
     if isinstance(node, ast.Subscript) and dotted(node.value) in ("type", "Type", "typing.Type"):
         return dotted(strip_optional(node.slice))
     return None
+
+
+def _typed(args: ast.arguments) -> tuple[tuple[str, str], ...]:
+    """(parameter, annotation) for each parameter without a default annotated with a plain dotted
+    name (`KVCacheConfig`, `"KVCacheConfig"`): not `X | None`, nor `Optional[X]`."""
+    positional = args.posonlyargs + args.args
+    required = positional[: len(positional) - len(args.defaults)]
+    required += [a for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
+    found = []
+    for arg in required:
+        annotation = arg.annotation
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            try:
+                annotation = ast.parse(annotation.value, mode="eval").body
+            except SyntaxError:
+                continue
+        name = dotted(annotation) if isinstance(annotation, (ast.Name, ast.Attribute)) else None
+        if name:
+            found.append((arg.arg, name))
+    return tuple(found)
 
 
 def _constant_defaults(args: ast.arguments) -> tuple[tuple[str, str], ...]:

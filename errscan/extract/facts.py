@@ -50,6 +50,9 @@ class FunctionFact:
     named_defaults: tuple[tuple[str, str], ...] = ()  # (parameter, its default) where the default names a function or class
     nullable: tuple[str, ...] = ()  # parameters annotated `X | None` or `Optional[X]` (`params` holds X alone)
     returns_none: bool = False  # the return annotation lets None in (`returns` holds X alone)
+    # (parameter, annotation dotted) where the annotation is a plain dotted name (neither `X | None`
+    # nor `Optional[X]`) and there is no default: what a typed caller passes it is never None
+    typed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

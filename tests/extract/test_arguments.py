@@ -31,3 +31,10 @@ def test_an_item_of_a_held_value_by_a_name_or_constant_is_carried():
     source = "def f(self, name):\n    g(self.caches[name], table['k'], table[name.upper()], (x for x in y)[0])\n"
     (call,) = [c for c in collect_facts(ast.parse(source), "m", False).calls if c.callee == "g"]
     assert call.arguments == ("self.caches[name]", "table['k']", "...", "...")
+
+
+def test_functions_record_the_parameters_typed_with_a_plain_name_and_no_default():
+    source = ("def f(a: Layout, b: 'cfg.Layout', c: Layout | None, d: 'Layout | None', e: Optional[Layout],\n"
+              "      g: list[Layout], h: Layout = None, *, k: Layout, m: Layout = LAYOUT):\n    pass\n")
+    (fact,) = collect_facts(ast.parse(source), "m", False).functions
+    assert fact.typed == (("a", "Layout"), ("b", "cfg.Layout"), ("k", "Layout"))
