@@ -201,7 +201,8 @@ def conditions_hold(code: str | None, values: Values, where: str, domains: tuple
         return False, f"{where} is never reached: `{_short(code)}` contradicts itself"
     words = _words(code)
     bound = {name: value for name, value in values if name in words and not value.given}
-    members = tuple(d for d in read_in(code, domains) if d.parameter not in bound)
+    # a value only known to be an object (`built`) is still one of the Enum's members
+    members = tuple(d for d in read_in(code, domains) if d.parameter not in bound or bound[d.parameter].built)
     facts = tuple(d.code for d in members)
     if facts and satisfiable(code, *facts) is False:
         return False, f"{where} is never reached: `{_short(code)}` cannot hold, as {'; and '.join(d.why for d in members)}"

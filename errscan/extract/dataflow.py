@@ -49,7 +49,10 @@ def mutated_by_call(node: ast.Call, is_log: Callable[[str | None], object], stat
     changed = []
     func = node.func
     if isinstance(func, ast.Attribute):
-        receiver = key_of(func.value)
+        held = func.value
+        while isinstance(held, ast.Subscript):  # `d[k].append(x)` changes what `d` holds
+            held = held.value
+        receiver = key_of(held)
         if receiver and (func.attr in MUTATORS or (func.attr.endswith("_") and not func.attr.startswith("_"))):
             changed.append(receiver)
     if statement and (node.args or node.keywords):

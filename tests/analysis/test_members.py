@@ -64,3 +64,13 @@ def test_a_property_a_subclass_changes_or_that_may_be_assigned_or_none_holds_any
     """`Pinned` binds the name in its body, `Renamed` returns a `str`; a `cached_property` may be
     assigned; `Role | None` lets None in."""
     assert domains(graph, method) == ()
+
+
+def test_a_value_known_only_to_be_an_object_is_still_a_member(graph):
+    """A caller's annotation says `role` is a `Role` (not None, `Bound.built`): still one of its members."""
+    from errscan.analysis.bindings import Bound
+
+    (role,) = domains(graph, "start")
+    values = (("role", Bound("Role", "passed at x.py:1 as the parameter `role: Role`", built=True)),)
+    held, why = conditions_hold(BOTH, values, "the raise", (role,))
+    assert held is False and "an Enum whose only members are" in why

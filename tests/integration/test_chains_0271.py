@@ -34,8 +34,11 @@ def test_the_notification_only_agent_is_not_reached_from_the_pull_connector(at):
 
 def test_the_tp_ratio_is_reached_through_both_ways_of_send_kv_to_decode(at):
     """`_get_tp_ratio` is called from `_validate_asymmetric_region_lengths` when the producer cache
-    is not replicated, and through the transfer plan built at :1326 when it is."""
-    chains = at("v1/mooncake/mooncake_connector.py", 106).trigger.chains
+    is not replicated, and through the transfer plan built at :1326 when it is; on both ways the
+    handshake already asserted the same (utils.py:531), so neither can be taken."""
+    error = at("v1/mooncake/mooncake_connector.py", 106)
+    chains = error.trigger.chains + error.trigger.infeasible_chains
+    assert error.trigger.reachable is False and "utils.py:531" in error.trigger.unreachable
     into = {(c.steps[-1].caller.rsplit(".", 1)[-1], c.steps[-1].line) for c in chains}
     assert {("_validate_asymmetric_region_lengths", 273), ("_compute_sender_transfer_plan", 208)} <= into
     assert any(step.line == 1326 for c in chains for step in c.steps)
