@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from errscan.analysis.bindings import _implicit, _short
 from errscan.analysis.helpers import _BUILTINS
+from errscan.analysis.members import distinct_members
 from errscan.analysis.returned import Returned
 from errscan.analysis.search import FoundChain, call_place, own_condition
 from errscan.analysis.solver import satisfiable
@@ -94,9 +95,10 @@ class Along:
         for caller, callee, step in zip(chain.nodes, chain.nodes[1:], chain.sites):
             carried = self._carried(carried, step, caller, callee)
         carried = _touching(site, carried)
-        if not carried or satisfiable(site, *(code for code, _ in carried)) is not False:
+        facts = distinct_members(self.graph, (site, *(code for code, _ in carried)))
+        if not carried or satisfiable(site, *(code for code, _ in carried), *facts) is not False:
             return None
-        return next((where for code, where in carried if satisfiable(site, code) is False), carried[-1][1])
+        return next((where for code, where in carried if satisfiable(site, code, *facts) is False), carried[-1][1])
 
     def _lookups_into(self, node: str) -> list[tuple[str, CallSite]]:
         """The registry lookups that construct `node`'s class, when `node` is a plugin's constructor."""

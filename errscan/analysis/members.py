@@ -128,3 +128,41 @@ def ruled_out(code: str | None, earlier: tuple[str, ...], domains: tuple[Domain,
         return None
     needed = [d for d in read if satisfiable(code, *earlier, d.code) is False] or read
     return f"`{code}` cannot hold, as " + "; and ".join(d.why for d in needed)
+
+
+_MEMBER = re.compile(r"\b((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*)\.([A-Z][A-Z0-9_]*)\b")
+
+
+def distinct_members(graph: CallGraph, codes: tuple[str, ...]) -> tuple[str, ...]:
+    """`E.A != E.B` for each two members of an Enum class of the tree that `codes` (class names written
+    qualified) name, where every member of the class is written down with its own string value: no
+    member is then an alias of another (`ROLE.PRODUCER = "producer"`, `ROLE.CONSUMER = "consumer"`)."""
+    named: dict[str, set[str]] = {}
+    for code in codes:
+        for found in _MEMBER.finditer(code):
+            named.setdefault(found.group(1), set()).add(found.group(2))
+    facts = []
+    for klass, members in sorted(named.items()):
+        values = _string_values(graph, klass) if len(members) > 1 else None
+        if values is None or not members <= values.keys():
+            continue
+        ordered = sorted(members)
+        facts += [f"{klass}.{a} != {klass}.{b}" for i, a in enumerate(ordered) for b in ordered[i + 1:]]
+    return tuple(facts)
+
+
+def _string_values(graph: CallGraph, klass: str) -> dict[str, str] | None:
+    """Each member of the Enum class `klass` -> its string value, when all members have one and no
+    two are equal; None otherwise."""
+    members = _members(graph, klass)
+    if not members:
+        return None
+    module = graph.index.classes[klass][1]
+    scope = klass[len(module.module) + 1:]
+    table = next((t for t in module.tables if t.scope == scope and not t.name), None)
+    if table is None:
+        return None
+    values = {key: strings[0] for key, strings in zip(table.keys, table.strings) if len(strings) == 1}
+    if not set(members) <= values.keys() or len({values[m] for m in members}) != len(members):
+        return None
+    return {m: values[m] for m in members}

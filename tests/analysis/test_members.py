@@ -74,3 +74,14 @@ def test_a_value_known_only_to_be_an_object_is_still_a_member(graph):
     values = (("role", Bound("Role", "passed at x.py:1 as the parameter `role: Role`", built=True)),)
     held, why = conditions_hold(BOTH, values, "the raise", (role,))
     assert held is False and "an Enum whose only members are" in why
+
+
+def test_members_with_their_own_string_values_are_apart(graph):
+    side, twin = "calls.enum_annotated_parameter.Side", "calls.enum_annotated_parameter.Twin"
+    codes = (f"get_side() == {side}.CONSUMER", f"get_side() == {side}.PRODUCER and x")
+    from errscan.analysis.members import distinct_members
+
+    assert distinct_members(graph, codes) == (f"{side}.CONSUMER != {side}.PRODUCER",)
+    assert distinct_members(graph, (f"a == {twin}.FIRST and a == {twin}.SECOND",)) == ()  # an alias
+    role = "calls.enum_annotated_parameter.Role"  # integer values: not read, nothing said
+    assert distinct_members(graph, (f"a == {role}.SCHEDULER and a == {role}.WORKER",)) == ()
