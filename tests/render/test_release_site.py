@@ -80,6 +80,14 @@ def seed_record(site, name):
     return found
 
 
+# Configuration errors whose fix names the setting but no value (0.27.1): the check compares it with a value
+# the program works out, so no constant avoids it.
+NO_SINGLE_VALUE = {
+    "multi_connector.py:573", "moriio_connector.py:1482", "connector.py:123", "base_worker.py:377", "utils.py:481",
+    "simple_cpu_offload_connector.py:75",
+}
+
+
 def test_every_record_is_explained_and_configuration_errors_have_a_value_to_set(release_site):
     explained = [r["explanation"] for r in records(release_site)]
     assert all(x["summary"] and x["kind"] in KINDS for x in explained)
@@ -87,9 +95,12 @@ def test_every_record_is_explained_and_configuration_errors_have_a_value_to_set(
     # two instances whose setups disagree (origins.py, profile `sides`): no single value, the fix says what to make agree
     disagreeing = [x for x in configuration if "a value of the other instance does not agree" in x["summary"]]
     assert len(disagreeing) >= 10 and all(x["fixes"][0]["text"].startswith("Start the prefill and the decode") for x in disagreeing)
-    rest = [x for x in configuration if x not in disagreeing]
-    with_value = [x for x in rest if any(f["setting"] and f["value"] for f in x["fixes"])]
-    assert len(with_value) >= 0.9 * len(rest) and len(rest) >= 20
+    rest = [r for r in records(release_site) if r["explanation"] in configuration and r["explanation"] not in disagreeing]
+    without_value = {f'{r["path"].rsplit("/", 1)[-1]}:{r["line"]}' for r in rest
+                     if not any(f["setting"] and f["value"] for f in r["explanation"]["fixes"])}
+    # each of these says what to set and why no single value is known (compared with values vLLM works
+    # out itself, or with the other instance's, or a list to make agree); any other lacks a value
+    assert without_value <= NO_SINGLE_VALUE and len(rest) >= 20
     advice = [f["text"] for x in explained for f in x["fixes"]]
     assert not [a for a in advice if "Make sure" in a or "holds before" in a]  # no code-level advice
 
