@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import re
 
+from errscan.analysis.libraries import FALSE_RETURNED, NONE_RETURNED, tested_call
 from errscan.extract.conditions import parse_expression
 from errscan.extract.facts import ModuleFacts
 from errscan.extract.unparse import fast_unparse
@@ -25,7 +26,8 @@ def documented_answer(code: str, graph: CallGraph | None, module: ModuleFacts | 
     documents it says the same one sentence."""
     if graph is None or module is None:
         return None
-    call = _none_tested(_last(parse_expression(code)))
+    tested = tested_call(_last(parse_expression(code)))
+    call = tested[0] if tested is not None and tested[1] in (NONE_RETURNED, FALSE_RETURNED) else None
     node = function_node(module.module, "" if function == "<module>" else function)
     if call is None or node not in graph.graph:
         return None
@@ -46,17 +48,6 @@ def _last(tree: ast.expr | None) -> ast.expr | None:
             tree = tree.args[0].elt
         else:
             return tree
-
-
-def _none_tested(tree: ast.expr | None) -> ast.Call | None:
-    if isinstance(tree, ast.Compare) and len(tree.ops) == 1 and isinstance(tree.ops[0], (ast.Is, ast.Eq)) \
-            and isinstance(tree.comparators[0], ast.Constant) and tree.comparators[0].value is None:
-        tree = tree.left
-    elif isinstance(tree, ast.UnaryOp) and isinstance(tree.op, ast.Not):
-        tree = tree.operand
-    else:
-        return None
-    return tree if isinstance(tree, ast.Call) and isinstance(tree.func, (ast.Name, ast.Attribute)) else None
 
 
 def _sentences(graph: CallGraph, function: str) -> list[str]:

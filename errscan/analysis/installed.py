@@ -13,6 +13,7 @@ import ast
 
 from errscan.analysis.advice import verb
 from errscan.analysis.phases import in_phase, with_cause
+from errscan.extract.astutil import last_name
 from errscan.extract.conditions import Condition, parse_expression
 from errscan.extract.facts import ModuleFacts
 from errscan.model import ErrorSite, Explanation, Fix
@@ -46,19 +47,15 @@ def version_check(own: Condition, module: ModuleFacts | None, scope: str, profil
 def _unwrapped(node: ast.expr) -> ast.expr:
     """`Version(x)`, `version.parse(x)` -> x."""
     while isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
-            and _name(node.func) in _PARSERS:
+            and last_name(node.func) in _PARSERS:
         node = node.args[0]
     return node
-
-
-def _name(func: ast.expr) -> str | None:
-    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
 
 
 def _installed(node: ast.expr, imported: dict[str, str], profile: Profile) -> str | None:
     """The distribution whose installed version `node` reads."""
     node = _unwrapped(node)
-    if isinstance(node, ast.Call) and _name(node.func) == "version" and len(node.args) == 1 \
+    if isinstance(node, ast.Call) and last_name(node.func) == "version" and len(node.args) == 1 \
             and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
         return node.args[0].value
     if isinstance(node, ast.Attribute) and node.attr == "__version__" and isinstance(node.value, ast.Name):

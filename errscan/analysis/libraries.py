@@ -37,7 +37,7 @@ def library_answer(code: str, graph: CallGraph | None, module: ModuleFacts | Non
         tree = tree.values[-1]
     scope = "" if function == "<module>" else function
     for node in ast.walk(tree) if tree is not None else ():
-        tested = _tested(node)
+        tested = tested_call(node)
         if tested is None:
             continue
         call, returned = tested
@@ -47,10 +47,14 @@ def library_answer(code: str, graph: CallGraph | None, module: ModuleFacts | Non
     return None
 
 
-def _tested(node: ast.AST) -> tuple[ast.Call, str] | None:
+FALSE_RETURNED = "a false value (None, False, zero or empty)"  # `not call`
+NONE_RETURNED = "`None`"  # `call is None`
+
+
+def tested_call(node: ast.AST | None) -> tuple[ast.Call, str] | None:
     """`call is None`, `call == 0`, `not call`: the call and what it returned, in words."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and isinstance(node.operand, ast.Call):
-        return node.operand, "a false value (None, False, zero or empty)"
+        return node.operand, FALSE_RETURNED
     if not isinstance(node, ast.Compare) or len(node.comparators) != 1:
         return None
     left, right, op = node.left, node.comparators[0], node.ops[0]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Callable
 from errscan.analysis.advice import report, verb
 from errscan.analysis.commands import Setting
 from errscan.analysis.phases import with_cause
+from errscan.extract.astutil import last_name
 from errscan.extract.conditions import parse_expression
 from errscan.extract.unparse import fast_unparse
 from errscan.analysis.chains import Reach
@@ -186,7 +187,7 @@ def replied_status(code: str, foreign: Callable[[str], bool]) -> tuple[str, str]
             if call is None:
                 continue
             receiver = fast_unparse(call.func.value)  # type: ignore[attr-defined]
-            failed = _name(other) and _FAILURE.search(_name(other))
+            failed = last_name(other) and _FAILURE.search(last_name(other))
             coded = isinstance(other, ast.Constant) and type(other.value) is int and other.value == 0 and side is call \
                 and isinstance(node.ops[0], (ast.NotEq, ast.Lt, ast.Gt)) and foreign(receiver)
             if failed or coded:
@@ -203,10 +204,6 @@ def _outside_call(node: ast.expr) -> ast.Call | None:
                 isinstance(inner.func.value, ast.Name) and inner.func.value.id == "self"):
             return inner
     return None
-
-
-def _name(node: ast.expr) -> str:
-    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
 
 
 # A constant that names a failure or a refusal (`MOONCAKE_NO_AVAILABLE_HANDLE`, `Status.ERROR`).

@@ -189,6 +189,11 @@ def binding_counts(node: ast.AST, definitions: Sequence[str] = ()) -> tuple[Coun
     return counts, defined
 
 
+def last_name(node: ast.expr) -> str:
+    """The name a name or an attribute ends in (`x`, `a.b.x`): "" for anything else."""
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+
+
 def dotted(node: ast.expr | None) -> str | None:
     """A name as dotted text (`a.b.c`; `Generic[T]` and the annotation `"a.B"` as `Generic`, `a.B`),
     or None for any other expression."""
