@@ -17,6 +17,37 @@ def walk_own(node: ast.AST) -> Iterator[ast.AST]:
         yield current
         stack.extend(reversed([c for c in ast.iter_child_nodes(current) if not isinstance(c, SCOPES)]))
 
+# Fields that never hold a node a walk looks at: names, flags, and the leaf nodes of context and operators.
+_SCALAR_FIELDS = frozenset({
+    "ctx", "op", "ops", "id", "attr", "arg", "name", "names", "module", "level", "conversion",
+    "is_async", "kind", "type_comment", "simple",
+})
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {}  # node type -> its fields that may hold nodes worth a walk
+
+
+def node_fields(kind: type) -> tuple[str, ...]:
+    """The fields of a node type that may hold expressions or statements, in `_fields` order:
+    a walk that reads them skips the `Load`/`Store` and operator leaves that are a third of a tree."""
+    fields = _NODE_FIELDS.get(kind)
+    if fields is None:
+        fields = _NODE_FIELDS[kind] = tuple(f for f in kind._fields if f not in _SCALAR_FIELDS)
+    return fields
+
+
+def walk(node: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of `ast.walk(node)`, in no set order, less the `Load`/`Store` and operator leaves
+    (`node_fields`): for the many walks that look for names, attributes or calls, at twice the speed."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        yield node
+        for field in node_fields(type(node)):
+            value = getattr(node, field, None)
+            if type(value) is list:
+                stack += [item for item in value if isinstance(item, ast.AST)]
+            elif isinstance(value, ast.AST):
+                stack.append(value)
+
 _BLOCK_ORDER = ("body", "handlers", "orelse", "finalbody", "cases")
 _BLOCK_FIELDS: dict[type, tuple[str, ...]] = {}  # statement type -> its fields that hold blocks
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from errscan.extract.astutil import argument_text, dotted
+from errscan.extract.astutil import argument_text, dotted, node_fields
 from errscan.extract.conditions import Condition, Env, conjuncts, make_term, negate, render, unparse
 from errscan.extract.dataflow import mutated_by_call
 from errscan.extract.facts import AppendFact, AttributeStore, CallFact
@@ -17,12 +17,6 @@ _LEAVES = frozenset({
     ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del, ast.FunctionDef, ast.AsyncFunctionDef,
     ast.ClassDef, str, int, bool, type(None),
 })
-# Fields that never hold an expression: the walk for calls does not look into them.
-_SCALAR_FIELDS = frozenset({
-    "ctx", "op", "ops", "id", "attr", "arg", "name", "names", "module", "level", "conversion",
-    "is_async", "kind", "type_comment", "simple",
-})
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}  # node type -> its fields that may hold expressions
 # Nodes whose items are values handed on (`ModuleFacts.values`), and the fields that hold them.
 _HOLDING = {ast.List: ("elts",), ast.Tuple: ("elts",), ast.Set: ("elts",), ast.Dict: ("keys", "values"),
             ast.IfExp: ("body", "orelse"), ast.BoolOp: ("values",), ast.Assign: ("value",), ast.Starred: ("value",)}
@@ -72,10 +66,7 @@ class CallWalk:
                 stack.append(node.value)
                 stack.extend(node.slice.elts)
                 continue
-            fields = _CHILD_FIELDS.get(kind)
-            if fields is None:
-                fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _SCALAR_FIELDS)
-            for name in fields:
+            for name in node_fields(kind):
                 value = getattr(node, name, None)
                 if type(value) is list:
                     stack.extend(value)

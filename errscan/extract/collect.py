@@ -9,10 +9,10 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from errscan.extract.astutil import always_exits, bindings, bound_name, bound_names, dotted, jumps_out, leaves_function, rethrows
+from errscan.extract.astutil import always_exits, bindings, bound_name, bound_names, dotted, jumps_out, leaves_function, rethrows, walk
 from errscan.extract.callsites import CallWalk
 from errscan.extract.conditions import (
-    Binding, Condition, Env, as_stated, case_term, conjuncts, loop_term, make_term, negate, parse_expression, render,
+    Binding, Condition, Env, as_stated, case_term, conjuncts, deep_text, loop_term, make_term, negate, parse_expression, render,
     unparse,
 )
 from errscan.extract.dataflow import (
@@ -198,7 +198,7 @@ class FactCollector(DefinitionWalk, CallWalk):
         if len(stmt.targets) != 1 or not isinstance(target, ast.Name) or target.id in env \
                 or not any(target.id in term.names for term in terms):
             return frozenset()
-        reads = any(isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(stmt.value))
+        reads = any(isinstance(n, ast.Name) and n.id == target.id for n in walk(stmt.value))
         return frozenset({target.id}) if reads else frozenset()
 
     def statement(self, stmt: ast.stmt, terms: Condition, env: Env, partial: tuple[str, ...]) -> None:
@@ -272,7 +272,7 @@ class FactCollector(DefinitionWalk, CallWalk):
             sources = self.local_values.get((self.frame.scope, value), []) if isinstance(stmt.value, ast.Name) else []
             deep = f"({', '.join(dict.fromkeys(map(fast_unparse, sources)))},)" if sources else None  # whichever assignment it holds
             made = self.made(dotted(stmt.value.func)) if isinstance(stmt.value, ast.Call) else None
-            expression = make_term(stmt.value, env).deep if stmt.value is not None else "None"
+            expression = deep_text(stmt.value, env) if stmt.value is not None else "None"
             self.returns.append(ReturnFact(self.frame.scope, value, stmt.lineno, terms, deep, made, expression))
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             self.import_(stmt)
@@ -313,7 +313,7 @@ class FactCollector(DefinitionWalk, CallWalk):
                 local[stmt.targets[0].id] = Binding(stmt.value, True)
                 # `meta = d.pop(k)` changes `d`: `d.pop(k)` stated again past the loop is another value
                 per_iteration = per_iteration.union(
-                    k for n in ast.walk(stmt.value) if isinstance(n, ast.Call) for k in mutated_by_call(n, self.logs.level))
+                    k for n in walk(stmt.value) if isinstance(n, ast.Call) for k in mutated_by_call(n, self.logs.level))
                 continue
             else:
                 break
@@ -321,7 +321,7 @@ class FactCollector(DefinitionWalk, CallWalk):
                 each = ast.Call(ast.Name("all", ast.Load()), [ast.GeneratorExp(test, [ast.comprehension(loop.target, loop.iter, [], 0)])], [])
                 term = make_term(each, {**env, **local})
                 if local:  # the raw form too: the body's locals mean nothing past the loop
-                    term = replace(term, raw=make_term(each, local).deep)
+                    term = replace(term, raw=deep_text(each, local))
                 if all(per_iteration.isdisjoint(_reads(text)) for text in (term.code, term.raw, term.deep)):
                     found.append(replace(term, other_error=raised))
         return tuple(found)
@@ -356,7 +356,7 @@ class FactCollector(DefinitionWalk, CallWalk):
 def _reads(text: str) -> set[str | None]:
     """The locals and dotted names a printed expression reads."""
     node = parse_expression(text)
-    return {"<unparsed>"} if node is None else {dotted(n) for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))}
+    return {"<unparsed>"} if node is None else {dotted(n) for n in walk(node) if isinstance(n, (ast.Name, ast.Attribute))}
 
 
 def collect_facts(tree: ast.Module, module: str, is_pkg: bool, logs: LogCalls = GENERIC) -> ModuleFacts:

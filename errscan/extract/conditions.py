@@ -17,6 +17,7 @@ import re
 from functools import cached_property, lru_cache
 from dataclasses import dataclass
 
+from errscan.extract.astutil import walk
 from errscan.extract.unparse import Unparser, fast_unparse
 
 _INVERSE = {
@@ -240,14 +241,14 @@ class _SubstitutingUnparser(Unparser):
         with the value in place would read as one clock compared with itself, and so would `t0 =
         time.perf_counter()` inside `elapsed = time.perf_counter() - t0`. The shown form keeps the
         name; the deep form, which finds settings, still reads through it."""
-        callees = [fast_unparse(node.func) for node in ast.walk(value) if isinstance(node, ast.Call)
+        callees = [fast_unparse(node.func) for node in walk(value) if isinstance(node, ast.Call)
                    and not (isinstance(node.func, ast.Name) and node.func.id in READERS)
                    and not (isinstance(node.func, ast.Attribute) and node.func.attr == "get")]
         if not callees or not self._around:
             return False
         if self._around_callees is None:
             self._around_callees = frozenset(fast_unparse(node.func) for expression in self._around
-                                             for node in ast.walk(expression) if isinstance(node, ast.Call))
+                                             for node in walk(expression) if isinstance(node, ast.Call))
         return not self._around_callees.isdisjoint(callees)
 
 
@@ -283,6 +284,15 @@ def make_term(node: ast.expr, env: Env) -> Term:
         raw = _substituted(node, own, False)
     node = _sized(node, env)
     return Term(_substituted(node, env, True), raw, _substituted(node, env, False))
+
+
+def deep_text(node: ast.expr, env: Env) -> str:
+    """`make_term(node, env).deep` alone, for what needs no other form (what a `return` gives):
+    one substituting print instead of three."""
+    raw = unparse(node)
+    if not env or not _may_read(raw, env):
+        return raw
+    return _substituted(_sized(node, env), env, False)
 
 
 _SOME = {ast.Gt: 0, ast.GtE: 1, ast.NotEq: 0}  # `len(c) > 0`, `len(c) >= 1`, `len(c) != 0`

@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Iterable
 
-from errscan.extract.astutil import SCOPES, always_exits, bound_names, child_blocks, dotted, suppresses
+from errscan.extract.astutil import SCOPES, always_exits, bound_names, child_blocks, dotted, suppresses, walk
 from errscan.extract.conditions import (
     READERS, Condition, Env, Term, conjuncts, is_computed, negate, parse_expression, restated,
 )
@@ -181,7 +181,7 @@ def _stored_key(stmt: ast.stmt) -> tuple[ast.expr, ast.expr] | None:
 
 
 def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name)}
 
 
 def _read_as_key(term: Term, changed: set[str]) -> bool:
@@ -192,12 +192,12 @@ def _read_as_key(term: Term, changed: set[str]) -> bool:
     if node is None or not (term.names & changed) <= {key for key in changed if "." not in key}:
         return False
     keys: set[int] = set()
-    for inner in ast.walk(node):
+    for inner in walk(node):
         if isinstance(inner, ast.Subscript):
             keys.update(map(id, _elements(inner.slice)))
         elif isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr == "get" and inner.args:
             keys.update(map(id, _elements(inner.args[0])))
-    uses = [n for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in changed]
+    uses = [n for n in walk(node) if isinstance(n, ast.Name) and n.id in changed]
     return bool(uses) and all(id(n) in keys for n in uses)
 
 
@@ -209,7 +209,7 @@ def rereadable(value: ast.expr) -> bool:
     """Whether evaluating `value` again gives what it gave, as long as nothing it reads changed:
     names, attributes, items, constants and operators on them, builtin readers (`len(x)`) and
     lookups (`d.get(k)`); any other call may give something else each time (`sock.recv()`)."""
-    for node in ast.walk(value):
+    for node in walk(value):
         if isinstance(node, ast.Call):
             name = dotted(node.func)
             if not (name in READERS or (isinstance(node.func, ast.Attribute) and node.func.attr == "get")):
@@ -315,7 +315,7 @@ def nested_exits(stmt: ast.If | ast.With | ast.AsyncWith, is_log: Callable[[str 
 def unchanged_by(test: ast.expr, later: list[ast.stmt], is_log: Callable[[str | None], object]) -> bool:
     """Whether what `test` reads (locals, `self.x`) keeps its value through `later` on the way on
     past it: a block that always leaves never runs on, so what it changes does not count."""
-    reads = {key for key in map(key_of, ast.walk(test)) if key}
+    reads = {key for key in map(key_of, walk(test)) if key}
     rebound: set[str] = set()
     touched = reads & _changed(_passing(later), {}, is_log, rebound)
     return all(key not in rebound and _identity_only(test, key) for key in touched)
@@ -325,10 +325,10 @@ def _identity_only(test: ast.expr, key: str) -> bool:
     """Whether `test` reads `key` only in `is` / `is not` comparisons (`x is None`): a change of
     the object in place leaves which object it is as it was."""
     operands: set[int] = set()
-    for node in ast.walk(test):
+    for node in walk(test):
         if isinstance(node, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
             operands.update(map(id, [node.left, *node.comparators]))
-    return all(id(node) in operands for node in ast.walk(test) if key_of(node) == key)
+    return all(id(node) in operands for node in walk(test) if key_of(node) == key)
 
 
 def _passing(body: list[ast.stmt]) -> list[ast.stmt]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import copy
 
-from errscan.extract.astutil import bound_names
+from errscan.extract.astutil import bound_names, walk
 from errscan.extract.conditions import Env, negate
 
 _FILLERS = {"set": "add", "list": "append"}
@@ -37,15 +37,15 @@ def filled_in(loop: ast.stmt, env: Env) -> dict[str, ast.expr]:
     if not empty or not isinstance(loop, ast.For) or loop.orelse:
         return {}
     targets = set(bound_names(loop.target))
-    reads = {n.id for n in ast.walk(loop.iter) if isinstance(n, ast.Name)}
-    walk = _Body(empty, loop.body)
-    if not walk.read(loop.body, [], set()) or not walk.adds or reads & (empty.keys() | walk.values.keys()):
+    reads = {n.id for n in walk(loop.iter) if isinstance(n, ast.Name)}
+    body = _Body(empty, loop.body)
+    if not body.read(loop.body, [], set()) or not body.adds or reads & (empty.keys() | body.values.keys()):
         return {}
-    if targets & walk.values.keys() or (targets | walk.values.keys()) & env.keys():
+    if targets & body.values.keys() or (targets | body.values.keys()) & env.keys():
         return {}  # the comprehension would bind a name the condition reads as something else
     found = {}
-    for key, (tests, item) in walk.adds.items():
-        ifs, elt = _inlined([*tests, item], walk.values)
+    for key, (tests, item) in body.adds.items():
+        ifs, elt = _inlined([*tests, item], body.values)
         generator = ast.comprehension(loop.target, loop.iter, ifs, 0)
         found[key] = ast.SetComp(elt, [generator]) if empty[key] == "set" else ast.ListComp(elt, [generator])
     return found
@@ -58,7 +58,7 @@ class _Body:
         self.empty = empty
         self.values: dict[str, ast.expr] = {}
         self.adds: dict[str, tuple[list[ast.expr], ast.expr]] = {}
-        self.assigned = {n.id for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        self.assigned = {n.id for stmt in body for n in walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
     def read(self, body: list[ast.stmt], tests: list[ast.expr], known: set[str]) -> bool:
         """`known`: the body's locals assigned on the way to `body` (a read of another would be of
@@ -84,7 +84,7 @@ class _Body:
     def _plain(self, node: ast.expr, known: set[str]) -> bool:
         """Whether `node` leaves the collections alone (it neither reads nor assigns them) and
         reads only the body's locals assigned before it in this iteration."""
-        for n in ast.walk(node):
+        for n in walk(node):
             if isinstance(n, ast.NamedExpr) or isinstance(n, ast.Name) and (n.id in self.empty or n.id in self.assigned - known):
                 return False
         return True

@@ -13,36 +13,51 @@ from __future__ import annotations
 
 import ast
 
+from errscan.extract.astutil import node_fields
 from errscan.extract.facts import AttributeFill
 
 _EMPTY_CALLS = frozenset({"list", "dict", "set", "tuple", "frozenset"})
 _READING_METHODS = frozenset({"get", "keys", "values", "items", "count", "index", "copy"})
 _BY_NAME = frozenset({"getattr", "setattr", "delattr", "hasattr", "vars"})
-_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+_FILLING = frozenset({ast.Attribute, ast.Name, ast.keyword, ast.Call})  # what `_fill` may find a use in
+_PARENT_READ = frozenset({ast.Attribute, ast.Name, ast.BoolOp})  # whose parent `_fill` looks at
 
 
 def attribute_fills(nodes: list[ast.AST], in_class: bool = False) -> list[AttributeFill]:
     """Each use in `nodes` (of a function, a class's body when `in_class`, or a module) that may
     fill an attribute, and each store of an empty collection in one; a class body's names are its
     attributes."""
+    # Only what `_fill` asks of an attribute, a name or a boolean operation needs its parent:
+    # keeping every node's would cost more than the walk itself.
     parents: dict[int, ast.AST] = {}
     found: list[AttributeFill] = []
     filled: set[str] = set()
     stack: list[ast.AST] = list(reversed(nodes))
     while stack:
         node = stack.pop()
-        if isinstance(node, _DEFINITIONS):  # read on its own; in a class, a method or class of that name
+        kind = type(node)
+        if kind in _DEFINITIONS:  # read on its own; in a class, a method or class of that name
             found += [AttributeFill(node.name, node.lineno)] if in_class else []
             continue
-        fill = _fill(node, parents, in_class)
-        if fill is not None and (fill.empty or fill.attribute not in filled):  # one use that fills is enough
-            found.append(fill)
-            if not fill.empty:
-                filled.add(fill.attribute)
-        children = list(ast.iter_child_nodes(node))
+        if kind in _FILLING:
+            fill = _fill(node, parents, in_class)
+            if fill is not None and (fill.empty or fill.attribute not in filled):  # one use that fills is enough
+                found.append(fill)
+                if not fill.empty:
+                    filled.add(fill.attribute)
+        children: list[ast.AST] = []
+        for field in node_fields(kind):
+            value = getattr(node, field)
+            if type(value) is list:
+                children += [item for item in value if isinstance(item, ast.AST)]
+            elif isinstance(value, ast.AST):
+                children.append(value)
         for child in children:
-            parents[id(child)] = node
-        stack.extend(reversed(children))
+            if type(child) in _PARENT_READ:
+                parents[id(child)] = node
+        children.reverse()
+        stack += children
     return found
 
 

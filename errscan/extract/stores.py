@@ -19,7 +19,9 @@ def stored(stmt: ast.stmt) -> list[tuple[str, str, str]]:
     value = stmt.value.id if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Name) else ""
     found = []
     for target in targets_of(stmt):
-        for node in ast.walk(target):
+        if type(target) is ast.Name:  # most are: a walk of one would find nothing
+            continue
+        for node in ast.walk(target):  # (in order: `self.a, self.b = ...`)
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
                 found.append((dotted(node.value) or "", node.attr, value))
             elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "__dict__":

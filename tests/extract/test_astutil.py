@@ -6,7 +6,8 @@ import ast
 
 import libcst as cst
 
-from errscan.extract.astutil import child_blocks, first_line, source_lines
+from conftest import FIXTURES
+from errscan.extract.astutil import child_blocks, first_line, node_fields, source_lines, walk
 
 TRY = """\
 try:
@@ -44,3 +45,22 @@ def test_an_elif_is_a_block_of_its_own_in_libcst():
 def test_a_decorated_definition_starts_at_its_first_decorator():
     (function,) = ast.parse("@a\n@b(\n    1)\ndef f():\n    pass\n").body
     assert (function.lineno, first_line(function)) == (4, 1)
+
+
+_LEAVES = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop, ast.alias)
+
+
+def test_walk_finds_every_node_of_ast_walk_but_context_and_operator_leaves():
+    sources = [p.read_text() for p in sorted(FIXTURES.rglob("*.py"))]
+    assert len(sources) > 50
+    for source in sources:
+        tree = ast.parse(source)
+        wanted = [n for n in ast.walk(tree) if not isinstance(n, _LEAVES)]
+        found = list(walk(tree))
+        assert len(found) == len(wanted) and {id(n) for n in found} == {id(n) for n in wanted}
+
+
+def test_node_fields_leave_out_names_flags_and_leaves():
+    assert node_fields(ast.Attribute) == ("value",)
+    assert node_fields(ast.Compare) == ("left", "comparators")
+    assert node_fields(ast.ImportFrom) == ()

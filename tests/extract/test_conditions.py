@@ -66,3 +66,17 @@ def test_call_after_an_exit_nested_in_with_carries_its_guard():
     assert render(call.condition) == (
         "any(not (meta.dp0 not in self.agents and meta.engine not in self.agents) for (req_id, meta) in reqs)"
     )
+
+
+def test_deep_text_is_the_deep_form_of_make_term():
+    from errscan.extract.conditions import Binding, deep_text, make_term
+
+    value = ast.parse("config.get('kv_role')", mode="eval").body
+    filled = ast.parse("[x for x in xs if x.ok]", mode="eval").body
+    envs = [{}, {"role": Binding(value, False)}, {"role": Binding(value, False, itself=True)},
+            {"found": Binding(filled, True, filled=True)}, {"role": Binding(value, False, reassigned=True)}]
+    for text in ("role == 'producer'", "len(found) > 0", "not found and role", "f(role)[0] + other"):
+        node = ast.parse(text, mode="eval").body
+        for env in envs:
+            assert deep_text(node, env) == make_term(node, env).deep
+    assert deep_text(ast.parse("role", mode="eval").body, envs[1]) == "config.get('kv_role')"
