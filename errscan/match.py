@@ -103,7 +103,10 @@ def _field_end(template: str, start: int) -> int:
     return len(template) - 1
 
 
+@lru_cache(maxsize=1 << 14)
 def compile_template(template: str) -> CompiledTemplate:
+    """A message template as the patterns that match its messages (cached: the API documents and
+    the search index each compile every error's)."""
     parts: list[str] = []
     fields: list[str] = []
     literal: list[str] = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 
 from errscan.extract.conditions import parse_expression
 from errscan.extract.unparse import fast_unparse
@@ -23,10 +24,7 @@ LIMIT = 120  # characters of a chain's condition on the page; a longer one is cu
 
 def terse(condition: str, knobs=()) -> tuple[str, bool]:
     """(what the page prints, whether it left something out)."""
-    tree = parse_expression(condition)
-    nodes = tree.values if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And) else [tree] if tree else []
-    terms = [(_term(n), n) for n in nodes] or [(condition, None)]
-    terms = [(t, n) for t, n in terms if t != "True"]
+    terms = _terms(condition)
     marks = {k.name.rsplit(".", 1)[-1] for k in knobs if k.kind != "connector"}
     chosen = [(t, n) for t, n in terms if any(re.search(rf"\b{re.escape(m)}\b", t) for m in marks)] \
         or [(t, n) for t, n in terms if _SETTING.search(t) and not _PRESENCE.search(t)] or terms
@@ -41,6 +39,16 @@ def terse(condition: str, knobs=()) -> tuple[str, bool]:
     if len(text) > LIMIT:
         text = text[:LIMIT].rsplit(" ", 1)[0] + " …"
     return text, text != " and ".join(t for t, _ in terms)
+
+
+@lru_cache(maxsize=1 << 14)
+def _terms(condition: str) -> tuple[tuple[str, ast.expr | None], ...]:
+    """The `and` terms of a condition but `True`, each printed, with its tree: the steps of one
+    chain are on the pages of many errors, and printing them was most of what `terse` cost."""
+    tree = parse_expression(condition)
+    nodes = tree.values if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And) else [tree] if tree else []
+    terms = [(_term(n), n) for n in nodes] or [(condition, None)]
+    return tuple((t, n) for t, n in terms if t != "True")
 
 
 def _term(node: ast.expr) -> str:
