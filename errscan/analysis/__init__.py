@@ -17,7 +17,7 @@ import msgspec
 from errscan.analysis.bynames import add_calls_by_name
 from errscan.analysis.bindings import conditions_hold
 from errscan.analysis.chains import Reach, reach, select, unresolved_names
-from errscan.analysis.search import FoundChain, conjoin
+from errscan.analysis.search import FoundChain, Kept, conjoin
 from errscan.analysis.chunks import ChunkMap, chunk_sites, in_order
 from errscan.analysis.dispatch import Dispatch
 from errscan.analysis.along import Along
@@ -98,6 +98,7 @@ class _Analysis:
         self.reads = attribute_reads(graph)
         self.passed = Passed(graph, catalog, profile, self.reads)
         self.dispatch = Dispatch(graph)
+        self.kept = Kept()  # what the searches of every raising function work out alike
         self.settled = SettledAttributes(graph)
         self.emptied = EmptyAttributes(graph)
         self.platforms = PlatformRules(graph, profile.platforms)
@@ -136,7 +137,7 @@ class _Analysis:
         node = _node(raw, module)
         if node not in self.per_function:
             searched = reach(graph, node, self.entries, self.lookups, self.tested[node], self.named.__getitem__, self.dispatch,
-                             self.platforms, self.configured)
+                             self.platforms, self.configured, self.kept)
             self.per_function[node] = (searched, class_reads(graph, node, self.reads))
         searched, settings = self.per_function[node]
         terms, contributions = self._local_terms(raw, module)

@@ -50,6 +50,8 @@ class Along:
         self._steps: dict[tuple, Carried] = {}  # chains of one function share their steps
         self._canonical: dict[tuple[str, str], str | None] = {}  # and sites of one function their conditions
         self._own: dict[tuple[str, str], str | None] = {}  # a call's condition, helpers applied, per caller
+        self._facts: dict[tuple[int, str, str], tuple] = {}  # see `_step_facts`
+        self._moves: dict[tuple, tuple[str, ...]] = {}  # see `_moved`
 
     def contradicted(self, chain: FoundChain, site_codes: tuple[str | None, ...], target: str) -> str | None:
         """Why the checks carried along `chain` contradict the site's condition (in `target`), in the
@@ -118,24 +120,39 @@ class Along:
         return self._steps[key]
 
     def _step(self, carried: Carried, site: CallSite, caller: str, callee: str) -> Carried:
-        code = own_condition(site)
-        where = f"{call_place(site, callee)}, made only if `{_short(code, 240)}`" if code else call_place(site, callee)
+        where, lookup, qualified, returned, mapping = self._step_facts(site, caller, callee)
         checks = list(carried)
-        lookup = self._lookup_fact(site, caller, callee)
         if lookup:
             checks.append((lookup, where))
-        qualified = self._applied(code, caller) if code else None
         if qualified:
             checks.append((_settled(qualified, tuple(c for c, _ in checks)), where))
-        checks += self.returned.after(site, caller)
-        mapping = tuple(self._passed(site, caller, callee).items())
-        known = self._params(callee) | self.graph.index.top_packages | _BUILTINS
-        moved = []
-        for check, made in checks:
-            for part in _conjuncts(_renamed(check, mapping)):
-                if free_names(part) - known <= self._imported(caller, callee, free_names(part) - known):
-                    moved.append((part, made))
+        checks += returned
+        moved = [(part, made) for check, made in checks for part in self._moved(check, caller, callee, mapping)]
         return tuple(dict.fromkeys(moved))
+
+    def _step_facts(self, site: CallSite, caller: str, callee: str) -> tuple[str, str | None, str | None, list, tuple[tuple[str, str], ...]]:
+        """What a step adds whatever was carried to it: where it is made, its lookup's fact, its own
+        condition applied, the checks of the calls it used that returned, and what it passes as
+        which parameter. Kept per site (they live as long as the graph): chains share steps after
+        different prefixes."""
+        key = (id(site), caller, callee)
+        if key not in self._facts:
+            code = own_condition(site)
+            where = f"{call_place(site, callee)}, made only if `{_short(code, 240)}`" if code else call_place(site, callee)
+            qualified = self._applied(code, caller) if code else None
+            mapping = tuple(self._passed(site, caller, callee).items())
+            self._facts[key] = (where, self._lookup_fact(site, caller, callee), qualified, self.returned.after(site, caller), mapping)
+        return self._facts[key]
+
+    def _moved(self, check: str, caller: str, callee: str, mapping: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
+        """The parts of `check` (in `caller`) that say something of `callee`, in its parameters
+        (`mapping`: what is passed as which): kept, as the same checks cross the same steps."""
+        key = (check, caller, callee, mapping)
+        if key not in self._moves:
+            known = self._params(callee) | self.graph.index.top_packages | _BUILTINS
+            self._moves[key] = tuple(part for part in _conjuncts(_renamed(check, mapping))
+                                     if free_names(part) - known <= self._imported(caller, callee, free_names(part) - known))
+        return self._moves[key]
 
     def _applied(self, code: str, caller: str) -> str | None:
         """`code` (of `caller`) with its helpers' results in (`HelperSettings.applied`), qualified:

@@ -196,16 +196,24 @@ def conditions_hold(code: str | None, values: Values, where: str, domains: tuple
     each entry point."""
     if not code:
         return True, ""
+    words = _words(code)
+    holds, why = _verdict(code, tuple((name, value) for name, value in values if name in words and not value.given), domains)
+    return holds, f"{where}{why}" if why else ""
+
+
+@lru_cache(maxsize=1 << 16)
+def _verdict(code: str, bound_values: Values, domains: tuple[Domain, ...]) -> tuple[bool | None, str]:
+    """`conditions_hold` given only the values `code` reads, its reason said after the place: kept
+    apart, as many places and chains ask the same of the same condition and values."""
     plain = satisfiable(code)
     if plain is False:
-        return False, f"{where} is never reached: `{_short(code)}` contradicts itself"
-    words = _words(code)
-    bound = {name: value for name, value in values if name in words and not value.given}
+        return False, f" is never reached: `{_short(code)}` contradicts itself"
+    bound = dict(bound_values)
     # a value only known to be an object (`built`) is still one of the Enum's members
     members = tuple(d for d in read_in(code, domains) if d.parameter not in bound or bound[d.parameter].built)
     facts = tuple(d.code for d in members)
     if facts and satisfiable(code, *facts) is False:
-        return False, f"{where} is never reached: `{_short(code)}` cannot hold, as {'; and '.join(d.why for d in members)}"
+        return False, f" is never reached: `{_short(code)}` cannot hold, as {'; and '.join(d.why for d in members)}"
     if not bound:
         return plain, ""
     result = _holds(code, bound, facts)
@@ -215,7 +223,7 @@ def conditions_hold(code: str | None, values: Values, where: str, domains: tuple
     said = "; ".join(_said(name, bound[name]) for name in alone or bound)
     if facts and _holds(code, bound) is not False:
         said += "; and " + "; and ".join(d.why for d in members)
-    return False, f"{where} is never reached on this way: `{_short(code)}` cannot hold, as {said}"
+    return False, f" is never reached on this way: `{_short(code)}` cannot hold, as {said}"
 
 
 @lru_cache(maxsize=1 << 14)

@@ -29,7 +29,7 @@ from errscan.analysis.declared import short_name
 from errscan.analysis.dispatch import Dispatch
 from errscan.analysis.entries import Entry
 from errscan.analysis.platforms import PlatformRules
-from errscan.analysis.search import FoundChain, Search, State, Tree, Verdict, way_in
+from errscan.analysis.search import FoundChain, Kept, Search, State, Tree, Verdict, way_in
 from errscan.graph.calls import CallGraph
 
 MAX_CHAINS = 8  # entry points whose shortest feasible chain is shown
@@ -76,7 +76,7 @@ class Reach:
 def reach(
     graph: CallGraph, target: str, entries: dict[str, Entry], lookups: frozenset[tuple[str, str]] = frozenset(),
     relevant: frozenset[str] = frozenset(), named: Callable[[str], int] = lambda name: 0, dispatch: Dispatch | None = None,
-    platforms: PlatformRules | None = None, configured: Configured | None = None,
+    platforms: PlatformRules | None = None, configured: Configured | None = None, kept: Kept | None = None,
 ) -> Reach:
     """Every entry that reaches `target` within MAX_DEPTH calls, and its feasible chains.
 
@@ -87,8 +87,9 @@ def reach(
     calls in the package that name a function or class, but for the calls the graph resolved;
     `dispatch`, what the
     graph's objects hold (built here when not given); `platforms`, the steps that run on some
-    platforms only (`platforms.py`); `configured`, which lookups of one chain can name one plugin."""
-    search = Search(graph, entries, lookups, dispatch or Dispatch(graph), platforms, configured)
+    platforms only (`platforms.py`); `configured`, which lookups of one chain can name one plugin;
+    `kept`, what the searches for other functions of the graph worked out alike (`Kept`)."""
+    search = Search(graph, entries, lookups, dispatch or Dispatch(graph), platforms, configured, kept)
     tree = search.run(target)
     nearest: dict[str, tuple[State, Entry]] = {}
     for state, entry in tree.found:

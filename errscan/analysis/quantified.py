@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import warnings
+from functools import lru_cache
 from typing import Sequence
 
 from errscan.analysis.along import _deep_name
@@ -162,6 +163,7 @@ def _restated(graph: CallGraph, node: str, code: str, names: Names, loop: bool =
         return None
     fact, module = entry
     params = {name for name, _ in fact.params}
+    quoted = _quoted(code)  # a string is not rewritten: a name passed in must be the same
     head = ""
     if loop and isinstance(tree, ast.Compare):
         head, code = f"{fast_unparse(tree.left)} in ", fast_unparse(tree.comparators[0])
@@ -171,17 +173,19 @@ def _restated(graph: CallGraph, node: str, code: str, names: Names, loop: bool =
         return own and (taken is None or taken.get(name, node) != node)
 
     read = free_names(code)
-    quoted = {n for s in _quoted(tree) for n in s}  # a string is not rewritten: a name passed in must be the same
     if any(unsaid(n) for n in read | quoted) or any(names.get(n, n) != n for n in quoted):
         return None
     said = substitute(code, {k: v for k, v in names.items() if k in read})
     return None if said is None else head + (said if not head else _operand(said))
 
 
-def _quoted(tree: ast.expr) -> list[set[str]]:
-    """The names each statement a `raises(...)` term quotes reads."""
-    found = []
-    for node in ast.walk(tree):
+@lru_cache(maxsize=1 << 14)
+def _quoted(code: str) -> frozenset[str]:
+    """The names the statements a `raises(...)` term of `code` quotes read: kept, as every chain
+    through a function restates its terms again."""
+    tree = parse_expression(code)
+    found: set[str] = set()
+    for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "raises":
             for argument in node.args[1:]:
                 if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
@@ -189,8 +193,8 @@ def _quoted(tree: ast.expr) -> list[set[str]]:
                         statement = ast.parse(argument.value)
                     except SyntaxError:
                         continue
-                    found.append({n.id for n in ast.walk(statement) if isinstance(n, ast.Name)})
-    return found
+                    found.update(n.id for n in ast.walk(statement) if isinstance(n, ast.Name))
+    return frozenset(found)
 
 
 def _operand(code: str) -> str:

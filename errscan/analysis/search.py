@@ -89,9 +89,19 @@ class Tree:
     direct: dict[tuple, tuple | None] = field(default_factory=dict)  # see `Search.direct`
 
 
+@dataclass
+class Kept:
+    """What every search over one graph works out alike, whichever function it starts from: kept
+    as long as the graph (its call sites, whose identities key it, live as long)."""
+
+    callers: dict[str, list[str]] = field(default_factory=dict)  # each node's callers, sorted
+    sites: dict[tuple[str, str], list[tuple[CallSite, str | None]]] = field(default_factory=dict)  # `Search.distinct_sites`
+    carried: dict[tuple[Values, int, str, str, bool], Values] = field(default_factory=dict)  # `Search.carried`
+
+
 class Search:
     def __init__(self, graph: CallGraph, entries: dict[str, Entry], lookups: frozenset[tuple[str, str]], dispatch: Dispatch,
-                 platforms: PlatformRules | None = None, configured: Configured | None = None):
+                 platforms: PlatformRules | None = None, configured: Configured | None = None, kept: Kept | None = None):
         self.graph = graph
         self.configured = configured
         self.platforms = platforms or PlatformRules(graph, None)
@@ -99,8 +109,7 @@ class Search:
         self.entries = entries
         self.lookups = lookups
         self.looked_up = frozenset(callee for _, callee in lookups)
-        self._sites: dict[tuple[str, str], list[tuple[CallSite, str | None]]] = {}
-        self._carried: dict[tuple[Values, int, str, str], Values] = {}  # the forward searches retake the same steps
+        self.kept = kept or Kept()  # the forward searches retake the same steps, searches of other functions too
         self.dispatch = dispatch
         self.budget = MAX_TARGET_STEPS
 
@@ -123,7 +132,7 @@ class Search:
             if level >= MAX_DEPTH or node not in predecessors:
                 continue
             lookup = needed is None and node in self.looked_up
-            for caller in sorted(predecessors[node]):
+            for caller in self._callers(node):
                 if caller == avoid:
                     continue
                 wanted = node if lookup and (caller, node) in self.lookups else needed
@@ -139,6 +148,12 @@ class Search:
                     tree.dist[previous] = tree.dist[state] + 1
                     queue.append((previous, level + 1))
         return tree
+
+    def _callers(self, node: str) -> list[str]:
+        callers = self.kept.callers
+        if node not in callers:
+            callers[node] = sorted(self.graph.graph.pred[node])
+        return callers[node]
 
     def forward(
         self, tree: Tree, origin: State, entry: Entry, relevant: frozenset[str], last: tuple[str, CallSite] | None = None,
@@ -242,11 +257,11 @@ class Search:
         return result
 
     def carried(self, values: Values, site: CallSite, caller: str, callee: str, typed: bool = False) -> Values:
-        """`bindings.carried`, kept per step (the sites live as long as the graph)."""
+        """`bindings.carried`, kept per step."""
         key = (values, id(site), caller, callee, typed)
-        found = self._carried.get(key)
+        found = self.kept.carried.get(key)
         if found is None:
-            found = self._carried[key] = carried(self.graph, values, site, caller, callee, typed)
+            found = self.kept.carried[key] = carried(self.graph, values, site, caller, callee, typed)
         return found
 
     def _holds(self, code: str | None, values: Values, site: CallSite, callee: str, on: On,
@@ -276,8 +291,8 @@ class Search:
 
     def distinct_sites(self, caller: str, callee: str) -> list[tuple[CallSite, str | None]]:
         """The call sites of a pair that differ in condition or arguments, fewest conditions first."""
-        key = (caller, callee)
-        if key not in self._sites:
+        key, kept_sites = (caller, callee), self.kept.sites
+        if key not in kept_sites:
             sites = sorted(self.graph.graph[caller][callee]["sites"], key=lambda s: (len(s.condition), s.line, s.resolution))
             seen, kept = set(), []
             for site in sites:
@@ -287,8 +302,8 @@ class Search:
                 if mark not in seen:
                     seen.add(mark)
                     kept.append((site, code))
-            self._sites[key] = kept
-        return self._sites[key]
+            kept_sites[key] = kept
+        return kept_sites[key]
 
     def through_other_kind(self, tree: Tree, origin: State, entry: Entry) -> bool:
         """Whether every way from `origin` to the tree's start passes through an entry point of

@@ -3,9 +3,10 @@
 from dataclasses import replace
 
 from conftest import graph_of
-from errscan.analysis.bindings import conditions_hold
+from errscan.analysis.bindings import Bound, conditions_hold
 from errscan.analysis.chains import MAX_CHAINS, reach, select, unresolved_names
 from errscan.analysis.entries import Entry
+from errscan.analysis.search import Kept
 
 
 def entry_points(*names):
@@ -212,3 +213,22 @@ def test_a_collection_written_out_at_the_call_carries_its_size():
     assert tails(found) == [["register_many", "register"]]
     (refused,) = found.infeasible
     assert "`caches` is a collection of 1 item (passed at collection_written_out.py:14)" in refused.why
+
+
+def test_searches_that_share_what_they_worked_out_find_the_same_chains():
+    graph = graph_of("ways_in")
+    entries = entry_points("send", "recv")
+    kept = Kept()
+    judge = lambda values: conditions_hold(None, values, "the raise")  # noqa: E731
+    alone = [select(reach(graph, f"calls.ways_in.{t}", entries), judge) for t in ("tp_ratio", "send")]
+    shared = [select(reach(graph, f"calls.ways_in.{t}", entries, kept=kept), judge) for t in ("send", "tp_ratio")][::-1]
+    assert kept.carried or kept.sites
+    assert [tails(found) for found in shared] == [tails(found) for found in alone]
+
+
+def test_a_condition_ruled_out_in_two_places_says_each_place():
+    values = (("tp", Bound("1", "passed at a.py:3")),)
+    first, second = conditions_hold("tp > 2", values, "the call at a.py:9"), conditions_hold("tp > 2", values, "the call at b.py:4")
+    assert first == (False, "the call at a.py:9 is never reached on this way: `tp > 2` cannot hold, as `tp` is `1` (passed at a.py:3)")
+    assert second == (False, first[1].replace("a.py:9", "b.py:4"))
+    assert conditions_hold("tp > 0", values, "the call at a.py:9") == (True, "")

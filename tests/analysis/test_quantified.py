@@ -4,7 +4,7 @@ from conftest import graph_of
 from errscan.analysis.bindings import conditions_hold
 from errscan.analysis.chains import reach, select
 from errscan.analysis.entries import Entry
-from errscan.analysis.quantified import quantified
+from errscan.analysis.quantified import _quoted, quantified
 from errscan.extract.conditions import render
 
 PREFIX = "calls.loop_arguments."
@@ -60,3 +60,9 @@ def test_a_constant_term_is_decided_without_a_warning(recwarn):
 
 def test_a_property_read_into_a_local_is_the_getter_run_on_self():
     assert stated("Cache.tensors", "Cache.drain", 86) == "any(len(self.device) != 0 and not self.device for ratio in ratios)"
+
+
+def test_the_names_a_raises_term_quotes_are_those_its_statements_read():
+    assert _quoted("any(raises(KeyError, 'return d[key]') for key in names)") == frozenset({"d", "key"})
+    assert _quoted("raises(KeyError, 'return (') and x") == frozenset()
+    assert _quoted("x > 1") == frozenset()
