@@ -41,7 +41,7 @@ class Returned:
         """`raises`: per function node, each raise's condition (helpers inlined), line and path."""
         self.graph, self.raises, self.canonical = graph, raises, canonical
         self.fields = BuiltFields(graph)  # what the fields of an object the caller holds equal
-        self._checks: dict[str, tuple[Fact, ...]] = {}
+        self._checks: dict[tuple[str, int], tuple[Fact, ...]] = {}
 
     def after(self, site: CallSite, caller: str) -> list[Fact]:
         """The checks passed by the calls whose values the condition of `site` (in `caller`) uses."""
@@ -129,12 +129,11 @@ class Returned:
 
     def checks(self, function: str, depth: int = 0) -> tuple[Fact, ...]:
         """`not C` for each raise `function` is sure to reach when C holds, in its parameters."""
-        if function in self._checks:
-            return self._checks[function]
+        if (function, depth) in self._checks:
+            return self._checks[function, depth]
         entry = self.graph.functions.get(function)
         if entry is None or depth > MAX_DEPTH:
             return ()
-        self._checks[function] = ()  # a call back into it on the way adds nothing
         fact, module = entry
         params = {name for name, _ in fact.params} - set(fact.rebound)
         tried = [(t.line, t.end_line) for t in module.tries if t.scope == fact.scope]
@@ -152,8 +151,11 @@ class Returned:
                 moved = moved and self.canonical(moved, function)
                 if moved and self._pure(moved, params):
                     found.append((moved, where))
-        self._checks[function] = tuple(dict.fromkeys(found))
-        return self._checks[function]
+        # Kept per depth: what is found depends on how deep the calls may still be followed, and
+        # on nothing else (a cut where a call comes back into a function under way would make it
+        # depend on which function was asked first, and so the output on the order of the work).
+        self._checks[function, depth] = tuple(dict.fromkeys(found))
+        return self._checks[function, depth]
 
     def _first_calls(self, function: str, tried: list[tuple[int, int]]) -> list[tuple[CallSite, str]]:
         """The calls `function` makes under no condition, outside any `try`, each resolved to one function."""
