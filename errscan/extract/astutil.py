@@ -17,9 +17,11 @@ def walk_own(node: ast.AST) -> Iterator[ast.AST]:
         yield current
         stack.extend(reversed([c for c in ast.iter_child_nodes(current) if not isinstance(c, SCOPES)]))
 
-# Fields that never hold a node a walk looks at: names, flags, and the leaf nodes of context and operators.
+
+# Fields that never hold a node a walk looks at: strings, flags, the leaf nodes of context and
+# operators, and an import's `alias`es. (Not `name`: a `type X = ...` statement's is an expression.)
 _SCALAR_FIELDS = frozenset({
-    "ctx", "op", "ops", "id", "attr", "arg", "name", "names", "module", "level", "conversion",
+    "ctx", "op", "ops", "id", "attr", "arg", "names", "module", "level", "conversion",
     "is_async", "kind", "type_comment", "simple",
 })
 _NODE_FIELDS: dict[type, tuple[str, ...]] = {}  # node type -> its fields that may hold nodes worth a walk
@@ -35,8 +37,8 @@ def node_fields(kind: type) -> tuple[str, ...]:
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of `ast.walk(node)`, in no set order, less the `Load`/`Store` and operator leaves
-    (`node_fields`): for the many walks that look for names, attributes or calls, at twice the speed."""
+    """The nodes of `ast.walk(node)`, in no set order, less the `Load`/`Store`, operator and `alias`
+    leaves (`node_fields`): for the many walks that look for names, attributes or calls, at twice the speed."""
     stack = [node]
     while stack:
         node = stack.pop()
@@ -47,6 +49,7 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
                 stack += [item for item in value if isinstance(item, ast.AST)]
             elif isinstance(value, ast.AST):
                 stack.append(value)
+
 
 _BLOCK_ORDER = ("body", "handlers", "orelse", "finalbody", "cases")
 _BLOCK_FIELDS: dict[type, tuple[str, ...]] = {}  # statement type -> its fields that hold blocks
