@@ -43,12 +43,19 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
     while stack:
         node = stack.pop()
         yield node
-        for field in node_fields(type(node)):
-            value = getattr(node, field, None)
-            if type(value) is list:
-                stack += [item for item in value if isinstance(item, ast.AST)]
-            elif isinstance(value, ast.AST):
-                stack.append(value)
+        stack += children(node)
+
+
+def children(node: ast.AST) -> list[ast.AST]:
+    """A node's children in source order, less the leaves `node_fields` leaves out."""
+    found: list[ast.AST] = []
+    for field in node_fields(type(node)):
+        value = getattr(node, field, None)
+        if type(value) is list:
+            found += [item for item in value if isinstance(item, ast.AST)]
+        elif isinstance(value, ast.AST):
+            found.append(value)
+    return found
 
 
 _BLOCK_ORDER = ("body", "handlers", "orelse", "finalbody", "cases")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from errscan.extract.astutil import node_fields
+from errscan.extract.astutil import children
 from errscan.extract.facts import AttributeFill
 
 _EMPTY_CALLS = frozenset({"list", "dict", "set", "tuple", "frozenset"})
@@ -46,18 +46,12 @@ def attribute_fills(nodes: list[ast.AST], in_class: bool = False) -> list[Attrib
                 found.append(fill)
                 if not fill.empty:
                     filled.add(fill.attribute)
-        children: list[ast.AST] = []
-        for field in node_fields(kind):
-            value = getattr(node, field)
-            if type(value) is list:
-                children += [item for item in value if isinstance(item, ast.AST)]
-            elif isinstance(value, ast.AST):
-                children.append(value)
-        for child in children:
+        below = children(node)
+        for child in below:
             if type(child) in _PARENT_READ:
                 parents[id(child)] = node
-        children.reverse()
-        stack += children
+        below.reverse()
+        stack += below
     return found
 
 

@@ -26,7 +26,7 @@ from errscan.api.layout import MATCHER_FRAMES, MATCHER_INDEX
 from errscan.errors import ErrscanError
 from errscan.lookup.logs import LoggedError, find_errors
 from errscan.lookup.shards import MatcherEntry, rows_file, word_file
-from errscan.match import CompiledTemplate, MessageMatch, compile_template, evidence, fold, fuzzy_match, may_be_cut, score_message, words
+from errscan.match import MessageMatch, compile_template, evidence, fold, fuzzy_match, may_be_cut, score_message, words
 
 MAX_ALTERNATIVES = 2
 # Each error found is ranked against every template, so a log of many errors costs many times one:
@@ -68,7 +68,6 @@ class CatalogMatcher:
         self._load = functools.lru_cache(maxsize=None)(load)
         self._read = read
         self.index = self._load(MATCHER_INDEX)
-        self._compiled: dict[str, CompiledTemplate] = {}
         self._entries = {row[0]: MatcherEntry(*row) for row in self.index["catch_alls"]}
 
     @classmethod
@@ -149,10 +148,10 @@ class CatalogMatcher:
         keyed = {i for i, anchor, _ in candidates if anchor in folded}
         keyed.update(
             i for i, _, lead in candidates
-            if i not in keyed and lead and lead in folded and may_be_cut(self._compile(self.entry(i).message).head, lead, folded)
+            if i not in keyed and lead and lead in folded and may_be_cut(compile_template(self.entry(i).message).head, lead, folded)
         )
         for i in sorted(keyed):
-            match = score_message(self._compile(self.entry(i).message), reading)
+            match = score_message(compile_template(self.entry(i).message), reading)
             if match is not None:
                 yield i, _Reading(*match, reading)
         for i, count in shared.items():
@@ -169,11 +168,6 @@ class CatalogMatcher:
             if i not in self._entries:
                 raise ErrscanError(f"the site's matcher has no row {i} in {rows_file(i, self.index['rows'])}; build it again")
         return self._entries[i]
-
-    def _compile(self, template: str) -> CompiledTemplate:
-        if template not in self._compiled:
-            self._compiled[template] = compile_template(template)
-        return self._compiled[template]
 
     @functools.cached_property
     def _frames(self) -> dict:
