@@ -36,6 +36,7 @@ class SettingFinder:
             for field in fields:
                 self.config_of_field.setdefault(field, []).append(config_class)
         self.attribute_of_config = {c: a for a, c in catalog.config_attributes.items()}
+        self._read: dict[str, tuple[Setting, ...]] = {}  # see `_read_in`
 
     def ways(
         self, error: ErrorSite, own: Condition, contributions: list[tuple[str, str, str]],
@@ -107,13 +108,20 @@ class SettingFinder:
         found: dict[str, Setting] = {}
         for sources in class_settings.values():
             for source in sources:
-                tree = parse_expression(source)
-                for node in ast.walk(tree) if tree is not None else ():
-                    setting = self.setting_at(node, {})
-                    if setting is not None and named.search(setting.name.rsplit(".", 1)[-1].lstrip("-")) \
-                            and not isinstance(setting.default, bool):
+                for setting in self._read_in(source):
+                    if named.search(setting.name.rsplit(".", 1)[-1].lstrip("-")) and not isinstance(setting.default, bool):
                         found.setdefault(setting.name, setting)
         return [found[name] for name in sorted(found)]
+
+    def _read_in(self, source: str) -> tuple[Setting, ...]:
+        """The settings the expression `source` reads, in the order of `ast.walk`: kept, as the
+        classes on one error's chains share their sources (vLLM's analysis asks for a few hundred
+        distinct ones a few thousand times)."""
+        if (known := self._read.get(source)) is None:
+            tree = parse_expression(source)
+            known = self._read[source] = tuple(
+                setting for node in (ast.walk(tree) if tree is not None else ()) if (setting := self.setting_at(node, {})) is not None)
+        return known
 
     def _peer_value(self, node: ast.AST) -> Setting | None:
         """A value that is the setting of this instance or of its peer (see the profile)."""
