@@ -115,12 +115,12 @@ class SettingFinder:
 
     def _read_in(self, source: str) -> tuple[Setting, ...]:
         """The settings the expression `source` reads, in the order of `ast.walk`: kept, as the
-        classes on one error's chains share their sources (vLLM's analysis asks for a few hundred
-        distinct ones a few thousand times)."""
-        if (known := self._read.get(source)) is None:
+        classes on the chains of many errors share their sources."""
+        known = self._read.get(source)
+        if known is None:
             tree = parse_expression(source)
-            known = self._read[source] = tuple(
-                setting for node in (ast.walk(tree) if tree is not None else ()) if (setting := self.setting_at(node, {})) is not None)
+            settings = (self.setting_at(node, {}) for node in (ast.walk(tree) if tree is not None else ()))
+            known = self._read[source] = tuple(s for s in settings if s is not None)
         return known
 
     def _peer_value(self, node: ast.AST) -> Setting | None:

@@ -109,7 +109,7 @@ def always_exits(body: list[ast.stmt], holding: tuple[ast.expr, ...] = (), exits
     if isinstance(last, exits):
         return True
     if isinstance(last, ast.If):
-        if holding and any(ast.dump(held) == ast.dump(last.test) for held in holding):
+        if holding and ast.dump(last.test) in map(ast.dump, holding):
             return always_exits(last.body, holding, exits)
         inner = (*holding, last.test)
         return always_exits(last.body, inner, exits) and bool(last.orelse) and always_exits(last.orelse, holding, exits)
