@@ -25,8 +25,8 @@ LIMIT = 120  # characters of a chain's condition on the page; a longer one is cu
 def terse(condition: str, knobs=()) -> tuple[str, bool]:
     """(what the page prints, whether it left something out)."""
     terms = _terms(condition)
-    marks = {k.name.rsplit(".", 1)[-1] for k in knobs if k.kind != "connector"}
-    chosen = [(t, n) for t, n in terms if any(re.search(rf"\b{re.escape(m)}\b", t) for m in marks)] \
+    named = _named(frozenset(k.name.rsplit(".", 1)[-1] for k in knobs if k.kind != "connector"))
+    chosen = [(t, n) for t, n in terms if named is not None and named.search(t)] \
         or [(t, n) for t, n in terms if _SETTING.search(t) and not _PRESENCE.search(t)] or terms
     kept: list[str] = []
     for term, node in chosen:
@@ -39,6 +39,13 @@ def terse(condition: str, knobs=()) -> tuple[str, bool]:
     if len(text) > LIMIT:
         text = text[:LIMIT].rsplit(" ", 1)[0] + " …"
     return text, text != " and ".join(t for t, _ in terms)
+
+
+@lru_cache(maxsize=1 << 10)
+def _named(marks: frozenset[str]) -> re.Pattern[str] | None:
+    """One pattern for any of the settings' names as a whole word: the knobs of one error are
+    tested against every term of every chain on its page."""
+    return re.compile(rf"\b(?:{'|'.join(sorted(map(re.escape, marks)))})\b") if marks else None
 
 
 @lru_cache(maxsize=1 << 14)
