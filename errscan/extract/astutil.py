@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from collections import Counter
+from collections import Counter, deque
 from typing import Iterator, Sequence
 
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)  # code that runs later, if ever
@@ -44,6 +44,16 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
         node = stack.pop()
         yield node
         stack += children(node)
+
+
+def walk_breadth(node: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of `ast.walk(node)` in its order (breadth first), less the leaves `walk` leaves
+    out: for the walks whose order shows in what they find, at less than twice the cost."""
+    queue = deque([node])
+    while queue:
+        node = queue.popleft()
+        queue.extend(children(node))
+        yield node
 
 
 def children(node: ast.AST) -> list[ast.AST]:
@@ -109,7 +119,8 @@ def always_exits(body: list[ast.stmt], holding: tuple[ast.expr, ...] = (), exits
     if isinstance(last, exits):
         return True
     if isinstance(last, ast.If):
-        if holding and ast.dump(last.test) in map(ast.dump, holding):
+        alike = [test for test in holding if type(test) is type(last.test)]  # (printed only where they may be equal)
+        if alike and ast.dump(last.test) in map(ast.dump, alike):
             return always_exits(last.body, holding, exits)
         inner = (*holding, last.test)
         return always_exits(last.body, inner, exits) and bool(last.orelse) and always_exits(last.orelse, holding, exits)
@@ -199,23 +210,24 @@ def binding_counts(node: ast.AST, definitions: Sequence[str] = ()) -> tuple[Coun
     while stack:
         stmt = stack.pop()
         targets: list[ast.expr] = []
-        if isinstance(stmt, ast.Assign):
+        kind = type(stmt)
+        if kind is ast.Assign:
             targets = stmt.targets
-        elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+        elif kind is ast.AnnAssign or kind is ast.AugAssign:
             targets = [stmt.target]
-            if isinstance(stmt, ast.AugAssign):
+            if kind is ast.AugAssign:
                 counts.update(bound_names(stmt.target))
-        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+        elif kind is ast.For or kind is ast.AsyncFor:
             targets = [stmt.target]
-        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        elif kind is ast.With or kind is ast.AsyncWith:
             targets = [item.optional_vars for item in stmt.items if item.optional_vars is not None]
-        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
             counts[stmt.name] += 1
             defined.add(stmt.name)
             continue
-        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        elif kind is ast.Import or kind is ast.ImportFrom:
             counts.update((a.asname or a.name).split(".")[0] for a in stmt.names)
-        elif isinstance(stmt, (ast.If, ast.While)) and isinstance(stmt.test, ast.NamedExpr):
+        elif (kind is ast.If or kind is ast.While) and type(stmt.test) is ast.NamedExpr:
             targets = [stmt.test.target]
         for target in targets:
             counts.update(bound_names(target))
@@ -237,14 +249,15 @@ def last_name(node: ast.expr) -> str:
 def dotted(node: ast.expr | None) -> str | None:
     """A name as dotted text (`a.b.c`; `Generic[T]` and the annotation `"a.B"` as `Generic`, `a.B`),
     or None for any other expression."""
-    if isinstance(node, ast.Name):
+    kind = type(node)  # (not `isinstance`: this runs for most nodes of a tree, and no node type has a subclass)
+    if kind is ast.Name:
         return node.id
-    if isinstance(node, ast.Attribute):
+    if kind is ast.Attribute:
         inner = dotted(node.value)
         return f"{inner}.{node.attr}" if inner else None
-    if isinstance(node, ast.Subscript):  # Generic[T] -> Generic
+    if kind is ast.Subscript:  # Generic[T] -> Generic
         return dotted(node.value)
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):  # "VllmConfig" annotations
+    if kind is ast.Constant and isinstance(node.value, str):  # "VllmConfig" annotations
         return node.value if node.value.replace(".", "").isidentifier() else None
     return None
 

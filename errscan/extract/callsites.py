@@ -100,19 +100,30 @@ class CallWalk:
         written = set_by_call(callee, node) if callee else None
         if written is not None:
             self.attribute_stores.append(AttributeStore(self.frame.scope, *written, node.lineno))
-        arguments = tuple(self.argument(a) for a in node.args)
-        keywords = tuple((k.arg or "**", self.argument(k.value)) for k in node.keywords)
-        built = tuple((str(key), name) for key, a in [*enumerate(node.args), *((k.arg, k.value) for k in node.keywords)]
-                      if key is not None and (name := self.built_local(a)))
-        for key, argument in [*enumerate(node.args), *((k.arg, k.value) for k in node.keywords)]:
-            if callee and type(argument) is ast.Call:
-                self.arguments[argument] = f"{callee}:{key}"
-            passed = dotted(argument) if isinstance(argument, (ast.Name, ast.Attribute)) else None
-            head = passed.split(".")[0] if passed else None
+        given = [*enumerate(node.args), *((k.arg, k.value) for k in node.keywords)]  # (position or keyword, value)
+        locals_built = [self.built_local(a) for _, a in given]
+        texts = [self.argument(a, local) for (_, a), local in zip(given, locals_built)]
+        positional = len(node.args)
+        arguments = tuple(texts[:positional])
+        keywords = tuple((k.arg or "**", text) for k, text in zip(node.keywords, texts[positional:]))
+        built = tuple((str(key), name) for (key, _), name in zip(given, locals_built) if key is not None and name)
+        aliases = self.frame.aliases
+        for key, argument in given:
+            kind = type(argument)
+            if kind is ast.Call:
+                if callee:
+                    self.arguments[argument] = f"{callee}:{key}"
+                continue
+            if kind is not ast.Name and kind is not ast.Attribute:
+                continue
+            passed = dotted(argument)
+            if not passed:
+                continue
+            head = passed.split(".")[0]
             # A local's value is data (a function passed on is `self.run`, a module's name or an
             # import); `self`/`cls` are the exception, as their methods are what gets passed.
-            aliased = any(text for text, _ in self.frame.aliases.get(head, ()))  # `cb = self.run`
-            if passed and (head not in self.frame.bound or aliased or (head in ("self", "cls") and "." in passed)):
+            aliased = head in aliases and any(text for text, _ in aliases[head])  # `cb = self.run`
+            if head not in self.frame.bound or aliased or (head in ("self", "cls") and "." in passed):
                 through = tuple(self.expand(passed, ())) if aliased else ()
                 to = f"{callee}:{key}" if callee else _registrar(node.func, key)
                 self.calls.append(CallFact(
@@ -133,19 +144,21 @@ class CallWalk:
             source = unparse(node.args[0])
             self.appends.append(AppendFact(self.frame.scope, func.value.id, source, node.lineno, terms))
 
-    def argument(self, node: ast.expr) -> str:
+    def argument(self, node: ast.expr, local: str | None) -> str:
         """An argument as `argument_text` writes it, but `C(...)` for a call of a dotted name, or a
-        local (or `self.x`) that holds what one gave it (`Frame.built`): a chain can tell an
-        object a constructor made from None."""
-        local = self.built_local(node)
-        made = dotted(node.func) if isinstance(node, ast.Call) else local and self.frame.built[local]
+        local (or `self.x`) that holds what one gave it (`Frame.built`; `local` is `built_local`'s
+        answer): a chain can tell an object a constructor made from None."""
+        made = dotted(node.func) if type(node) is ast.Call else local and self.frame.built[local]
         return f"{made}(...)" if made else argument_text(node)
 
     def built_local(self, node: ast.expr) -> str | None:
         """The local (or `self.x`) `node` names when it holds what a call gave it (`Frame.built`);
         not at module level: a definition's facts read no module-level values (`reuse.py`)."""
-        name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) and self.frame.scope else None
-        return name if name and self.frame.built.get(name) else None
+        built = self.frame.built
+        if not built or not self.frame.scope or type(node) is not ast.Name and type(node) is not ast.Attribute:
+            return None
+        name = dotted(node)
+        return name if name and built.get(name) else None
 
     def alias(self, stmt: ast.Assign | ast.AnnAssign, terms: Condition, env: Env) -> None:
         """`cls = module.Impl` (or `cls = A if c else B`): remember what a later `cls(...)` may

@@ -35,6 +35,7 @@ from errscan.extract.unparse import fast_unparse
 
 # Statements that bind or change locals at their own level (`dataflow.assigned_by`).
 _BINDING = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.Delete})
+_TRIES = frozenset({ast.Try, getattr(ast, "TryStar", ast.Try)})
 
 
 class FactCollector(DefinitionWalk, CallWalk):
@@ -131,7 +132,7 @@ class FactCollector(DefinitionWalk, CallWalk):
             if body is self.top_body:
                 self.top_terms = terms
             self.statement(stmt, terms, env, partial)
-            if position + 1 < len(body) and (first := first_call(stmt, body[position + 1])):
+            if kind is ast.Assign and position + 1 < len(body) and (first := first_call(stmt, body[position + 1])):
                 self.first_calls.append(FirstCall(self.frame.scope, *first))
             if kind is ast.Expr:
                 call = effect_call(stmt)
@@ -155,7 +156,7 @@ class FactCollector(DefinitionWalk, CallWalk):
                 self.assigned.update(rebound)
                 for key, _ in new:
                     self.frame.built.pop(key, None)
-            if isinstance(stmt, ast.If):
+            if kind is ast.If:
                 body_exits, else_exits = always_exits(stmt.body, (stmt.test,)), bool(stmt.orelse) and always_exits(stmt.orelse)
                 # Past the `if`, the test's value is the one tested unless the other block changed what it reads.
                 if body_exits and not else_exits and unchanged_by(stmt.test, stmt.orelse, self.logs.level):
@@ -165,15 +166,15 @@ class FactCollector(DefinitionWalk, CallWalk):
                     raised = isinstance(stmt.orelse[-1], ast.Raise)
                     terms = terms + tuple(replace(make_term(c, env), other_error=raised) for c in conjuncts(stmt.test))
                 terms = terms + self.nested_exit_terms(stmt, env)  # `if A: ...; if C: return`: past it, not both
-            elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            elif kind is ast.With or kind is ast.AsyncWith:
                 terms = terms + self.nested_exit_terms(stmt, env)
-            elif isinstance(stmt, ast.Assert):
+            elif kind is ast.Assert:
                 terms = terms + tuple(make_term(c, env) for c in conjuncts(stmt.test))
-            elif isinstance(stmt, ast.For):
+            elif kind is ast.For:
                 terms = terms + self.asserted_each_time(stmt, env)
                 env.update((key, Binding(value, self.loop_depth > 0, filled=True)) for key, value in (fills or {}).items())
-            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
-                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            elif (kind is ast.Assign or kind is ast.AnnAssign) and stmt.value is not None:
+                targets = stmt.targets if kind is ast.Assign else [stmt.target]
                 bound = bound_name(targets[0]) if len(targets) == 1 else None
                 # A local, or a `self.x` set once in this function, until a change.
                 if bound in through:
@@ -203,18 +204,19 @@ class FactCollector(DefinitionWalk, CallWalk):
 
     def statement(self, stmt: ast.stmt, terms: Condition, env: Env, partial: tuple[str, ...]) -> None:
         """One statement reached when `terms` hold; `env` has the dominating assignments so far."""
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        kind = type(stmt)
+        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             self.function(stmt)
-        elif isinstance(stmt, ast.ClassDef):
+        elif kind is ast.ClassDef:
             self.klass(stmt)
-        elif isinstance(stmt, ast.If):
+        elif kind is ast.If:
             self.expressions([stmt.test], terms)
             test_terms = tuple(make_term(c, env) for c in conjuncts(stmt.test))
             self.block(stmt.body, terms + test_terms, env, partial)
             if stmt.orelse:
                 negated = tuple(make_term(c, env) for c in conjuncts(negate(stmt.test)))
                 self.block(stmt.orelse, terms + negated, env, partial)
-        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+        elif kind is ast.For or kind is ast.AsyncFor:
             self.expressions([stmt.iter], terms)
             self.loop_alias(stmt.target, stmt.iter)
             self.forget_built(stmt)
@@ -224,14 +226,14 @@ class FactCollector(DefinitionWalk, CallWalk):
             self.loop_depth -= 1
             if stmt.orelse:
                 self.block(stmt.orelse, terms, env, partial + (f"line {stmt.lineno}: for-else",))
-        elif isinstance(stmt, ast.While):
+        elif kind is ast.While:
             self.expressions([stmt.test], terms)
             looped, before = self.loop_env(stmt, env, terms)
             self.forget_built(stmt)
             self.block(stmt.body, before + tuple(make_term(c, looped) for c in conjuncts(stmt.test)), looped, partial)
             if stmt.orelse:
                 self.block(stmt.orelse, terms, env, partial + (f"line {stmt.lineno}: while-else",))
-        elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        elif kind in _TRIES:
             found = try_fact(stmt, self.frame.scope, self.logs, env)
             if found is not None:
                 self.tries.append(found)
@@ -245,10 +247,10 @@ class FactCollector(DefinitionWalk, CallWalk):
                 earlier.append(caught)
             self.block(stmt.orelse, terms, env, partial)
             self.block(stmt.finalbody, terms, env, partial)
-        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        elif kind is ast.With or kind is ast.AsyncWith:
             self.expressions([item.context_expr for item in stmt.items], terms)
             self.block(stmt.body, terms, env, partial)
-        elif isinstance(stmt, ast.Match):
+        elif kind is ast.Match:
             self.expressions([stmt.subject], terms)
             subject = unparse(stmt.subject)
             for case in stmt.cases:
@@ -258,27 +260,27 @@ class FactCollector(DefinitionWalk, CallWalk):
             self.simple(stmt, terms, env, partial)
 
     def simple(self, stmt: ast.stmt, terms: Condition, env: Env, partial: tuple[str, ...]) -> None:
-        if isinstance(stmt, ast.Raise):
-            kind = "raise" if stmt.exc is not None and not rethrows(stmt.exc) else "reraise"
-            self.position(stmt, kind, terms, partial)
-        elif isinstance(stmt, ast.Assert):  # it fails when its test does, on top of the path to it
+        kind = type(stmt)
+        if kind is ast.Raise:
+            self.position(stmt, "raise" if stmt.exc is not None and not rethrows(stmt.exc) else "reraise", terms, partial)
+        elif kind is ast.Assert:  # it fails when its test does, on top of the path to it
             failing = tuple(make_term(c, env) for c in conjuncts(negate(stmt.test)))
             self.position(stmt, "assert" if stmt.msg is not None else "assert-nomsg", terms + failing, partial)
-        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and stmt.value.args:
+        elif kind is ast.Expr and type(stmt.value) is ast.Call and stmt.value.args:
             if self.logs.level(dotted(stmt.value.func)):
                 self.position(stmt, "log", terms, partial)
-        elif isinstance(stmt, ast.Return):
+        elif kind is ast.Return:
             value = dotted(stmt.value) if stmt.value else None
             sources = self.local_values.get((self.frame.scope, value), []) if isinstance(stmt.value, ast.Name) else []
             deep = f"({', '.join(dict.fromkeys(map(fast_unparse, sources)))},)" if sources else None  # whichever assignment it holds
             made = self.made(dotted(stmt.value.func)) if isinstance(stmt.value, ast.Call) else None
             expression = deep_text(stmt.value, env) if stmt.value is not None else "None"
             self.returns.append(ReturnFact(self.frame.scope, value, stmt.lineno, terms, deep, made, expression))
-        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        elif kind is ast.Import or kind is ast.ImportFrom:
             self.import_(stmt)
             code = render(terms, "deep")
             self.imported += [(target, code) for target in self.loaded(stmt)]
-        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+        elif kind is ast.Assign or kind is ast.AnnAssign:
             self.assignment(stmt, terms)
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             if not self.scopes.at_module and len(targets) == 1 and isinstance(targets[0], ast.Name) and stmt.value is not None:

@@ -17,7 +17,7 @@ import re
 from functools import cached_property, lru_cache
 from dataclasses import dataclass
 
-from errscan.extract.astutil import walk
+from errscan.extract.astutil import walk, walk_breadth
 from errscan.extract.unparse import Unparser, fast_unparse
 
 _INVERSE = {
@@ -53,12 +53,20 @@ class Binding:
     def reads(self) -> frozenset[str]:
         """The locals (and `self.x`) the value reads: it means something else once one is rebound."""
         found = set()
-        for node in ast.walk(self.value):
+        for node in walk_breadth(self.value):  # (in order: `tried.py` follows what it finds)
             if type(node) is ast.Name:
                 found.add(node.id)
             elif type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id == "self":
                 found.add(f"self.{node.attr}")
         return frozenset(found)
+
+    @cached_property
+    def callees(self) -> list[str]:
+        """What the value calls, printed, but builtin readers and `.get` (`_calls_again`): kept
+        with the binding, as every term printed with it asks again."""
+        return [fast_unparse(node.func) for node in walk(self.value) if isinstance(node, ast.Call)
+                and not (isinstance(node.func, ast.Name) and node.func.id in READERS)
+                and not (isinstance(node.func, ast.Attribute) and node.func.attr == "get")]
 
 
 Env = dict[str, Binding]
@@ -228,22 +236,20 @@ class _SubstitutingUnparser(Unparser):
             or isinstance(value, _CONTAINERS)  # a list built up later: its first value says nothing
             or binding.reassigned
             or (self._only_computed and not is_computed(value) and not binding.per_iteration)
-            or (self._only_computed and self._calls_again(value))
+            or (self._only_computed and self._calls_again(binding))
         ):
             self.write(key)
             return
         text = _SubstitutingUnparser(self._env, self._only_computed, self._depth + 1, (*self._around, value)).visit(value)
         self.write(text if isinstance(value, _ATOMIC) else f"({text})")
 
-    def _calls_again(self, value: ast.expr) -> bool:
+    def _calls_again(self, binding: Binding) -> bool:
         """Whether the value calls what the printed expression (or a value already put into it)
         calls itself: `deadline = time.monotonic() + t` then `time.monotonic() > deadline` printed
         with the value in place would read as one clock compared with itself, and so would `t0 =
         time.perf_counter()` inside `elapsed = time.perf_counter() - t0`. The shown form keeps the
         name; the deep form, which finds settings, still reads through it."""
-        callees = [fast_unparse(node.func) for node in walk(value) if isinstance(node, ast.Call)
-                   and not (isinstance(node.func, ast.Name) and node.func.id in READERS)
-                   and not (isinstance(node.func, ast.Attribute) and node.func.attr == "get")]
+        callees = binding.callees
         if not callees or not self._around:
             return False
         if self._around_callees is None:

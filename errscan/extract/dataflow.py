@@ -33,11 +33,12 @@ MUTATORS = frozenset({
 
 def key_of(node: ast.AST) -> str | None:
     """The env key a node names: a local (`x`) or an attribute of self (`self.x`)."""
-    if isinstance(node, ast.Starred):
+    if type(node) is ast.Starred:
         node = node.value
-    if isinstance(node, ast.Name):
+    kind = type(node)
+    if kind is ast.Name:
         return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+    if kind is ast.Attribute and type(node.value) is ast.Name and node.value.id == "self":
         return f"self.{node.attr}"
     return None
 
@@ -152,10 +153,11 @@ def tested_as_new(stmt: ast.stmt, terms: Condition) -> Condition:
     stored = _stored_key(stmt)
     if stored is None:
         return ()
-    container, key = dotted(stored[0]), ast.dump(stored[1])
+    container = dotted(stored[0])
     last = max((i for i, term in enumerate(terms) if term.loop), default=None)
     if container is None or last is None:
         return ()
+    key = ast.dump(stored[1])
     loop = parse_expression(terms[last].raw)
     targets = _names(loop.left) if isinstance(loop, ast.Compare) else set()
     found = []

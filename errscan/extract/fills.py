@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from errscan.extract.astutil import children
+from errscan.extract.astutil import node_fields
 from errscan.extract.facts import AttributeFill
 
 _EMPTY_CALLS = frozenset({"list", "dict", "set", "tuple", "frozenset"})
@@ -22,6 +22,8 @@ _BY_NAME = frozenset({"getattr", "setattr", "delattr", "hasattr", "vars"})
 _DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 _FILLING = frozenset({ast.Attribute, ast.Name, ast.keyword, ast.Call})  # what `_fill` may find a use in
 _PARENT_READ = frozenset({ast.Attribute, ast.Name, ast.BoolOp})  # whose parent `_fill` looks at
+_REVERSED_FIELDS: dict[type, tuple[str, ...]] = {}  # see `_reversed_fields`
+_SKIPPED = frozenset({ast.Constant, type(None), str})  # what a walk of fields meets that holds no use
 
 
 def attribute_fills(nodes: list[ast.AST], in_class: bool = False) -> list[AttributeFill]:
@@ -46,12 +48,16 @@ def attribute_fills(nodes: list[ast.AST], in_class: bool = False) -> list[Attrib
                 found.append(fill)
                 if not fill.empty:
                     filled.add(fill.attribute)
-        below = children(node)
-        for child in below:
-            if type(child) in _PARENT_READ:
-                parents[id(child)] = node
-        below.reverse()
-        stack += below
+        for field in _reversed_fields(kind):  # children pushed last to first: popped in source order
+            value = getattr(node, field, None)
+            for child in reversed(value) if type(value) is list else (value,):
+                inner = type(child)
+                if inner in _SKIPPED or inner is ast.Name and (not in_class or type(child.ctx) is ast.Load):
+                    continue  # a constant or a name read holds no use, and asks for no parent
+                if inner in _PARENT_READ:
+                    parents[id(child)] = node
+                if isinstance(child, ast.AST):
+                    stack.append(child)
     return found
 
 
@@ -91,6 +97,14 @@ def _empty(node: ast.expr) -> str:
             and not node.args and not node.keywords:
         return f"{node.func.id}()"
     return ""
+
+
+def _reversed_fields(kind: type) -> tuple[str, ...]:
+    """`node_fields` of a node type, last first."""
+    fields = _REVERSED_FIELDS.get(kind)
+    if fields is None:
+        fields = _REVERSED_FIELDS[kind] = node_fields(kind)[::-1]
+    return fields
 
 
 def _reads_only(node: ast.expr, parents: dict[int, ast.AST]) -> bool:

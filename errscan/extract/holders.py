@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Container
 
-from errscan.extract.astutil import dotted
+from errscan.extract.astutil import children, dotted
 
 # Where an object built in a value is kept rather than used at once (`held`).
 _HOLDERS = (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)
@@ -30,7 +30,7 @@ def held(value: ast.expr, names: Callable[[str | None], list[str]], bound: Conta
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         inside = inside or isinstance(node, _HOLDERS)
-        stack.extend((child, inside) for child in ast.iter_child_nodes(node))
+        stack.extend((child, inside) for child in children(node))
     return list(dict.fromkeys(found))
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from errscan.extract.astutil import dotted
+from errscan.extract.astutil import dotted, walk_breadth
 from errscan.extract.dataflow import targets_of
 
 _SETTERS = frozenset({"setattr", "delattr", "object.__setattr__", "object.__delattr__"})
@@ -21,7 +21,7 @@ def stored(stmt: ast.stmt) -> list[tuple[str, str, str]]:
     for target in targets_of(stmt):
         if type(target) is ast.Name:  # most are: a walk of one would find nothing
             continue
-        for node in ast.walk(target):  # (in order: `self.a, self.b = ...`)
+        for node in walk_breadth(target):  # (in order: `self.a, self.b = ...`)
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
                 found.append((dotted(node.value) or "", node.attr, value))
             elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "__dict__":
