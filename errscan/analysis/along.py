@@ -29,7 +29,7 @@ from errscan.analysis.members import distinct_members
 from errscan.analysis.returned import Returned
 from errscan.analysis.search import FoundChain, call_place, own_condition
 from errscan.analysis.solver import satisfiable
-from errscan.extract.astutil import UNKNOWN_ARGUMENT
+from errscan.extract.astutil import UNKNOWN_ARGUMENT, walk
 from errscan.extract.conditions import free_names, parse_expression
 from errscan.extract.unparse import fast_unparse
 from errscan.graph.calls import CallGraph, CallSite
@@ -305,7 +305,7 @@ def _settled(code: str, known: tuple[str, ...]) -> str:
     """`code` with each `a if test else b` whose test the `known` checks decide replaced by its
     branch: a helper's result on this chain, one expression of what it was given."""
     tree = _fresh(code)
-    if tree is None or not any(isinstance(n, ast.IfExp) for n in ast.walk(tree)):
+    if tree is None or not any(isinstance(n, ast.IfExp) for n in walk(tree)):
         return code
 
     class _Settle(ast.NodeTransformer):
@@ -353,5 +353,5 @@ def _values(code: str) -> frozenset[str]:
     tree = parse_expression(code)
     if tree is None:
         return frozenset()
-    inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-    return frozenset(fast_unparse(n) for n in ast.walk(tree) if isinstance(n, (ast.Name, ast.Attribute)) and id(n) not in inner)
+    inner = {id(n.value) for n in walk(tree) if isinstance(n, ast.Attribute)}
+    return frozenset(fast_unparse(n) for n in walk(tree) if isinstance(n, (ast.Name, ast.Attribute)) and id(n) not in inner)

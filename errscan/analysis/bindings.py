@@ -29,7 +29,7 @@ from functools import lru_cache
 from errscan.analysis.declared import declared
 from errscan.analysis.members import Domain, is_enum, read_in
 from errscan.analysis.solver import satisfiable, written_size
-from errscan.extract.astutil import argument_text
+from errscan.extract.astutil import argument_text, walk
 from errscan.extract.conditions import parse_expression
 from errscan.extract.facts import FunctionFact
 from errscan.extract.unparse import fast_unparse
@@ -292,8 +292,8 @@ def _substituted(code: str, values: tuple[tuple[str, str], ...]) -> str | None:
     except SyntaxError:
         return None
     given = dict(values)
-    local = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    local |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.Lambda) for a in n.args.args}
+    local = {n.id for n in walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    local |= {a.arg for n in walk(tree) if isinstance(n, ast.Lambda) for a in n.args.args}
 
     class _Replace(ast.NodeTransformer):
         def visit_Name(self, node: ast.Name) -> ast.expr:

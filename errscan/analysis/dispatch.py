@@ -23,6 +23,8 @@ from errscan.graph.calls import CallGraph, CallSite, function_node
 
 Demand = tuple[tuple[str, ...], str]  # attributes read from the object, and the method they must resolve to
 Bound = frozenset[Demand]
+_NOTHING: Bound = frozenset()
+_UNSEEN = object()  # a step not looked at yet
 
 
 class Dispatch:
@@ -48,13 +50,15 @@ class Dispatch:
     def step(self, caller: str, callee: str, bound: Bound) -> Bound:
         """What the caller's `self` must dispatch to, for the callee's `self` to dispatch to `bound`."""
         key = (caller, callee)
-        if key not in self._steps:
+        how = self._steps.get(key, _UNSEEN)
+        if how is _UNSEEN:
             found = {self._site(caller, callee, site) for site in self.graph.graph[caller][callee]["sites"]}
-            self._steps[key] = found.pop() if len(found) == 1 else None
-        how = self._steps[key]
+            how = self._steps[key] = found.pop() if len(found) == 1 else None
         if how is None:
-            return frozenset()
+            return _NOTHING
         path, added = how
+        if not bound and not added:
+            return _NOTHING
         demands = {(path + attributes, method) for attributes, method in bound}
         return frozenset(demands | {(path, added)} if added else demands)
 

@@ -63,6 +63,7 @@ class Explainer:
         self.settings = SettingFinder(catalog, profile)
         self.examples = Examples(catalog, profile)
         self.fileio = FileIO(graph) if graph is not None else None
+        self._paths: dict[tuple, tuple[str | None, Way | None]] = {}  # see `_path_words`
 
     def explain(
         self, error: ErrorSite, terms: Condition, contributions: list[tuple[str, str, str]], found: Reach,
@@ -303,10 +304,19 @@ class Explainer:
         return "internal"
 
     def _path_words(self, found: Reach, class_settings: dict[str, list[str]]) -> tuple[str | None, Way | None]:
-        """The settings the shortest chain needs on its way (`"use_native": true`), in words."""
+        """The settings the shortest chain needs on its way (`"use_native": true`), in words: kept per
+        condition and settings of the class, as the sites of one function mostly share both."""
         if not found.chains:
             return None, None
-        condition = self.settings.settled(render(found.chains[0].condition, "deep") or "", class_settings)
+        path = render(found.chains[0].condition, "deep") or ""
+        key = (path, tuple((name, tuple(sources)) for name, sources in class_settings.items()))
+        said = self._paths.get(key)
+        if said is None:
+            said = self._paths[key] = self._path_way(path, class_settings)
+        return said
+
+    def _path_way(self, path: str, class_settings: dict[str, list[str]]) -> tuple[str | None, Way | None]:
+        condition = self.settings.settled(path, class_settings)
         if not condition or condition == "True":  # nothing on the way but constants that hold
             return None, None
         way = Way(condition, self.settings.settings_in(condition, class_settings))

@@ -23,6 +23,7 @@ from typing import Callable
 from errscan.analysis.bindings import substitute
 from errscan.analysis.knobs import KnobCatalog, knobs_in
 from errscan.analysis.solver import satisfiable
+from errscan.extract.astutil import walk
 from errscan.extract.conditions import Condition, parse_expression
 from errscan.extract.facts import CallFact, ModuleFacts, ReturnFact
 from errscan.extract.unparse import fast_unparse
@@ -127,7 +128,7 @@ class HelperSettings:
         if fact.class_qualname is not None or tree is None:
             return False
         modules = {m.rsplit(".", 1)[-1] for m in self.profile.env_modules}
-        bases = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+        bases = {id(n.value) for n in walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
         names = [n for n in ast.walk(tree) if isinstance(n, ast.Name)]
         return bool(names) and all(id(n) in bases and n.id in modules for n in names)
 
@@ -144,7 +145,7 @@ class HelperSettings:
             return None
         text = self._inline(text, module, fact.scope, depth + 1)
         tree = parse_expression(text)
-        return text if tree is not None and not any(isinstance(n, ast.Call) for n in ast.walk(tree)) else None
+        return text if tree is not None and not any(isinstance(n, ast.Call) for n in walk(tree)) else None
 
     def applied(self, expression: str, module: ModuleFacts, scope: str, qualify: Callable[[str, str], str | None]) -> str | None:
         """`expression` (code of `scope`) with each call of a helper of the tree that passes arguments
@@ -185,7 +186,7 @@ class HelperSettings:
         text = self._returns(module, fact.scope) if len(given) == len(params) else None
         qualified = qualify(text, function) if text else None
         tree = parse_expression(qualified) if qualified else None
-        read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} if tree is not None else {"<unparsed>"}
+        read = {n.id for n in walk(tree) if isinstance(n, ast.Name)} if tree is not None else {"<unparsed>"}
         if not read <= set(given) | self.graph.index.top_packages | _BUILTINS:
             return None
         return substitute(qualified, {name: f"({value})" for name, value in given.items()})  # type: ignore[arg-type]

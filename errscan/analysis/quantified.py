@@ -24,7 +24,7 @@ from typing import Sequence
 from errscan.analysis.along import _deep_name
 from errscan.analysis.bindings import _implicit, arguments, substitute
 from errscan.analysis.helpers import _BUILTINS
-from errscan.extract.astutil import UNKNOWN_ARGUMENT
+from errscan.extract.astutil import UNKNOWN_ARGUMENT, walk
 from errscan.extract.conditions import PSEUDO_CALLS, Condition, Term, free_names, parse_expression
 from errscan.extract.unparse import fast_unparse
 from errscan.graph.calls import CallGraph, CallSite
@@ -193,7 +193,7 @@ def _quoted(code: str) -> frozenset[str]:
                         statement = ast.parse(argument.value)
                     except SyntaxError:
                         continue
-                    found.update(n.id for n in ast.walk(statement) if isinstance(n, ast.Name))
+                    found.update(n.id for n in walk(statement) if isinstance(n, ast.Name))
     return frozenset(found)
 
 
@@ -208,7 +208,7 @@ def _targets(code: str) -> set[str]:
     tree = parse_expression(code)
     if not isinstance(tree, ast.Compare):
         return set()
-    return {n.id for n in ast.walk(tree.left) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(tree.left) if isinstance(n, ast.Name)}
 
 
 def _reads(code: str) -> set[str]:

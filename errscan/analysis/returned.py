@@ -23,7 +23,7 @@ from typing import Callable
 from errscan.analysis.bindings import _implicit, substitute
 from errscan.analysis.built import BuiltFields
 from errscan.analysis.helpers import _BUILTINS
-from errscan.extract.astutil import UNKNOWN_ARGUMENT
+from errscan.extract.astutil import UNKNOWN_ARGUMENT, walk
 from errscan.extract.conditions import Condition, Term, free_names, parse_expression, render
 from errscan.extract.unparse import fast_unparse
 from errscan.graph.calls import CallGraph, CallSite
@@ -239,4 +239,4 @@ def _rebound_later(term: Term, later: Condition) -> bool:
 def _reads(code: str, stored: str) -> bool:
     """Whether `code` reads the attribute `stored` (`self.x`) or something within it."""
     tree = parse_expression(code)
-    return tree is not None and any(fast_unparse(n) == stored for n in ast.walk(tree) if isinstance(n, ast.Attribute))
+    return tree is not None and any(fast_unparse(n) == stored for n in walk(tree) if isinstance(n, ast.Attribute))

@@ -123,37 +123,45 @@ class Search:
         queue = deque([(first, depth)])
         predecessors = self.graph.graph.pred
         bounds: dict[tuple[str, str | None], set[Bound]] = defaultdict(set)
+        entries, lookups, step, callers = self.entries, self.lookups, self.dispatch.step, self._callers
+        toward, nexts, dist = tree.toward, tree.nexts, tree.dist
         while queue:
             state, level = queue.popleft()
             node, needed, bound = state
-            entry = self._entry(node, needed, bound) if node in self.entries else None
+            entry = self._entry(node, needed, bound) if node in entries else None
             if entry is not None:
                 tree.found.append((state, entry))
             if level >= MAX_DEPTH or node not in predecessors:
                 continue
             lookup = needed is None and node in self.looked_up
-            for caller in self._callers(node):
+            further = dist[state] + 1
+            for caller in callers(node):
                 if caller == avoid:
                     continue
-                wanted = node if lookup and (caller, node) in self.lookups else needed
-                demands = self.dispatch.step(caller, node, bound)
+                wanted = node if lookup and (caller, node) in lookups else needed
+                demands = step(caller, node, bound)
                 kept = bounds[caller, wanted]
                 if demands not in kept and len(kept) >= MAX_BOUNDS:
                     demands = frozenset()
                 kept.add(demands)
                 previous = (caller, wanted, demands)
-                tree.nexts.setdefault(previous, []).append(state)
-                if previous not in tree.toward:
-                    tree.toward[previous] = state
-                    tree.dist[previous] = tree.dist[state] + 1
+                following = nexts.get(previous)
+                if following is None:
+                    nexts[previous] = [state]
+                else:
+                    following.append(state)
+                if previous not in toward:
+                    toward[previous] = state
+                    dist[previous] = further
                     queue.append((previous, level + 1))
         return tree
 
     def _callers(self, node: str) -> list[str]:
         callers = self.kept.callers
-        if node not in callers:
-            callers[node] = sorted(self.graph.graph.pred[node])
-        return callers[node]
+        found = callers.get(node)
+        if found is None:
+            found = callers[node] = sorted(self.graph.graph.pred[node])
+        return found
 
     def forward(
         self, tree: Tree, origin: State, entry: Entry, relevant: frozenset[str], last: tuple[str, CallSite] | None = None,

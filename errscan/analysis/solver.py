@@ -17,6 +17,7 @@ from functools import lru_cache
 
 import z3
 
+from errscan.extract.astutil import walk
 from errscan.extract.conditions import parse_expression
 from errscan.extract.unparse import fast_unparse
 
@@ -26,6 +27,15 @@ from errscan.extract.unparse import fast_unparse
 RESOURCE_LIMIT = 1_000_000  # about 0.3 s of one core
 TIMEOUT_MS = 10_000
 Value = bool | int | str | None
+
+
+def _conjunction(parts: list[z3.BoolRef]) -> z3.BoolRef:
+    """`z3.And(parts)`, the same term; made directly of Boolean terms, past the checks and
+    conversions z3's Python API makes of each part (a third of the encoding's time)."""
+    if not parts or not all(isinstance(part, z3.BoolRef) for part in parts):
+        return z3.And(parts)
+    ctx = parts[0].ctx
+    return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(parts), (z3.Ast * len(parts))(*(part.as_ast() for part in parts))), ctx)
 
 
 class _Opaque(Exception):
@@ -81,7 +91,7 @@ class Encoding:
     def _bool_or_raise(self, node: ast.expr) -> z3.BoolRef:
         if isinstance(node, ast.BoolOp):
             parts = [self._bool(v) for v in node.values]
-            return z3.And(parts) if isinstance(node.op, ast.And) else z3.Or(parts)
+            return _conjunction(parts) if isinstance(node.op, ast.And) else z3.Or(parts)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             return z3.Not(self._bool(node.operand))
         if isinstance(node, ast.Constant):
@@ -89,7 +99,7 @@ class Encoding:
         if written_size(node) is not None:  # a collection written out is true when it holds an item
             return z3.BoolVal(written_size(node) > 0, self.ctx)
         if isinstance(node, ast.Compare):
-            return z3.And([self._compare(a, op, b) for a, op, b in _pairs(node)])
+            return _conjunction([self._compare(a, op, b) for a, op, b in _pairs(node)])
         if isinstance(node, ast.IfExp):
             return z3.If(self._bool(node.test), self._bool(node.body), self._bool(node.orelse))
         invariant = _any_invariant(node)
@@ -171,10 +181,10 @@ def _any_invariant(node: ast.expr) -> list[ast.expr]:
             and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp)):
         return []
     generator = node.args[0]
-    bound = {n.id for g in generator.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+    bound = {n.id for g in generator.generators for n in walk(g.target) if isinstance(n, ast.Name)}
     tests = [generator.elt, *(test for g in generator.generators for test in g.ifs)]
     parts = [v for t in tests for v in (t.values if isinstance(t, ast.BoolOp) and isinstance(t.op, ast.And) else [t])]
-    return [p for p in parts if not {n.id for n in ast.walk(p) if isinstance(n, ast.Name)} & bound]
+    return [p for p in parts if not {n.id for n in walk(p) if isinstance(n, ast.Name)} & bound]
 
 
 def _unwrapped(node: ast.expr) -> ast.expr:

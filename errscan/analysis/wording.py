@@ -13,6 +13,7 @@ import re
 from typing import Callable, Container
 
 from errscan.analysis.plain import plain_words
+from errscan.extract.astutil import walk
 from errscan.extract.conditions import parse_expression
 from errscan.profiles import Phrase
 from errscan.extract.unparse import fast_unparse
@@ -102,11 +103,11 @@ def _any_over_model(node: ast.expr) -> ast.expr | None:
 
 
 def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name)}
 
 
 def _has_attribute(node: ast.AST) -> bool:
-    return any(isinstance(n, (ast.Attribute, ast.Subscript)) for n in ast.walk(node))
+    return any(isinstance(n, (ast.Attribute, ast.Subscript)) for n in walk(node))
 
 
 def _copy(tree: ast.expr) -> ast.expr:
@@ -121,14 +122,14 @@ def runtime_words(code: str) -> str | None:
     test) or a test of a call's result nested in it, which the condition on the page shows."""
     tree = parse_expression(code)
     if isinstance(tree, ast.Call) and isinstance(tree.func, (ast.Name, ast.Attribute)) and not any(
-            isinstance(n, ast.Call) for a in (*tree.args, *(k.value for k in tree.keywords)) for n in ast.walk(a)):
+            isinstance(n, ast.Call) for a in (*tree.args, *(k.value for k in tree.keywords)) for n in walk(a)):
         name = tree.func.id if isinstance(tree.func, ast.Name) else tree.func.attr
         return None if name in _BUILTINS or name == "raises" else f"the check `{name}` returns true"
     if not (isinstance(tree, ast.Compare) and len(tree.ops) == 1 and not isinstance(tree.ops[0], (ast.Is, ast.IsNot))):
         return None
     operands = [_counted(o) for o in (tree.left, tree.comparators[0])]
     if not all(isinstance(o, (ast.Name, ast.Attribute, ast.Constant)) for o in operands) or any(
-            isinstance(n, (ast.Call, ast.Subscript)) for o in operands for n in ast.walk(o)):
+            isinstance(n, (ast.Call, ast.Subscript)) for o in operands for n in walk(o)):
         return None
     text = plain_words(code)
     for operand in operands:

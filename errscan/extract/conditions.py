@@ -128,9 +128,9 @@ def free_names(code: str) -> frozenset[str]:
     tree = parse_expression(code)
     if tree is None:
         return frozenset({"<unparsed>"})
-    bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    bound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.Lambda) for a in n.args.args}
-    return frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id not in bound)
+    bound = {n.id for n in walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound |= {a.arg for n in walk(tree) if isinstance(n, ast.Lambda) for a in n.args.args}
+    return frozenset(n.id for n in walk(tree) if isinstance(n, ast.Name) and n.id not in bound)
 
 
 @lru_cache(maxsize=1 << 16)

@@ -149,5 +149,11 @@ class Unparser(ast._Unparser):  # type: ignore[name-defined]
 
 
 def fast_unparse(node: ast.AST) -> str:
-    """Exactly `ast.unparse(node)` (it raises where that does)."""
+    """Exactly `ast.unparse(node)` (it raises where that does). A name, or an attribute of one, is
+    written without a printer: most of the nodes the analysis prints one by one are."""
+    kind = type(node)
+    if kind is ast.Name:
+        return node.id  # type: ignore[attr-defined]
+    if kind is ast.Attribute and type(node.value) is ast.Name:  # type: ignore[attr-defined]
+        return f"{node.value.id}.{node.attr}"  # type: ignore[attr-defined]
     return Unparser().visit(node)

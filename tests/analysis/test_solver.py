@@ -1,6 +1,8 @@
 """The SMT encoding of conditions: what it proves, and that it proves nothing it should not."""
 
-from errscan.analysis.solver import example_values, rules_out, satisfiable
+import z3
+
+from errscan.analysis.solver import _conjunction, example_values, rules_out, satisfiable
 
 
 def test_contradictions_are_proved():
@@ -95,3 +97,9 @@ def test_an_object_whose_length_is_taken_is_true_exactly_when_it_holds_something
     assert satisfiable("not self.caches", "len(self.caches) > 2") is False  # whichever comes first
     assert satisfiable("self.caches and len(self.caches) == 0") is False
     assert satisfiable("len(self.caches) != 0 and not self.other") is True
+
+
+def test_a_conjunction_is_the_term_z3_makes_of_its_parts():
+    a, b = z3.Bools("a b")
+    parts = [a, b == a, z3.Int("n") > 0]
+    assert _conjunction(parts).get_id() == z3.And(parts).get_id()
