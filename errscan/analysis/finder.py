@@ -10,14 +10,6 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Any, Iterable
-
-try:
-    from re import _constants as _sre, _parser as _pattern_parser  # type: ignore[attr-defined]
-except ImportError:  # Python 3.10
-    import sre_constants as _sre  # type: ignore[no-redef]
-    import sre_parse as _pattern_parser  # type: ignore[no-redef]
-
 from errscan.analysis.commands import Setting
 from errscan.analysis.knobs import KnobCatalog, carrier, default_of, json_path, knobs_at, settled, spelling
 from errscan.analysis.named import decided
@@ -45,8 +37,6 @@ class SettingFinder:
                 self.config_of_field.setdefault(field, []).append(config_class)
         self.attribute_of_config = {c: a for a, c in catalog.config_attributes.items()}
         self._read: dict[str, tuple[Setting, ...]] = {}  # see `_read_in`
-        # the characters of `_printed_mark` that some peer value's pattern may match
-        self._peer_marks = {mark for mark in _MARKS if any(_may_match(p.pattern, mark) for p in profile.peer_values)}
 
     def ways(
         self, error: ErrorSite, own: Condition, contributions: list[tuple[str, str, str]],
@@ -134,11 +124,9 @@ class SettingFinder:
         return known
 
     def _peer_value(self, node: ast.AST) -> Setting | None:
-        """A value that is the setting of this instance or of its peer (see the profile). Not
-        printed when its code holds a character no pattern matches: a comparison, call or
-        subscript of a whole condition is long to print, and no peer's value."""
-        mark = _printed_mark(node)
-        if mark and mark not in self._peer_marks:
+        """A value that is the setting of this instance or of its peer (see the profile): a name or
+        an attribute, never a whole condition, which would be long to print."""
+        if type(node) is not ast.Name and type(node) is not ast.Attribute:
             return None
         code = fast_unparse(node)
         peer = next((p for p in self.profile.peer_values if re.fullmatch(p.pattern, code)), None)
@@ -172,76 +160,6 @@ def _unread_iterables(tree: ast.expr) -> list[ast.expr]:
                 if not targets & {n.id for part in later for n in walk(part) if isinstance(n, ast.Name)}:
                     found.append(generator.iter)
     return found
-
-
-_MARKS = (" ", "(", "[")
-
-
-def _printed_mark(node: ast.AST) -> str:
-    """A character that `fast_unparse(node)` surely prints ("" when none is known): the spaces
-    around an operator, the brackets of a call or subscript."""
-    if isinstance(node, ast.BoolOp) and len(node.values) > 1 or isinstance(node, ast.Compare) and node.ops \
-            or isinstance(node, ast.BinOp):
-        return " "
-    if isinstance(node, ast.Call):
-        return "("
-    if isinstance(node, ast.Subscript):
-        return "["
-    return ""
-
-
-def _may_match(pattern: str, char: str) -> bool:
-    """Whether a string that `pattern` fully matches may hold `char`: False only when each part of
-    the pattern that consumes a character is known not to match it."""
-    try:
-        return _consumes(_pattern_parser.parse(pattern), char)
-    except re.error:
-        return True
-
-
-def _consumes(items: Iterable[tuple[Any, Any]], char: str) -> bool:
-    """Whether a part of a parsed pattern may consume `char` (see `_may_match`)."""
-    for op, argument in items:
-        if op in (_sre.AT, _sre.GROUPREF, _sre.ASSERT, _sre.ASSERT_NOT):
-            continue  # no character of its own (a lookaround's are consumed by other parts)
-        if op is _sre.LITERAL:
-            found = chr(argument) == char
-        elif op is _sre.NOT_LITERAL:
-            found = chr(argument) != char
-        elif op is _sre.IN:
-            found = _in_set(argument, char)
-        elif op is _sre.BRANCH:
-            found = any(_consumes(branch, char) for branch in argument[1])
-        elif op is _sre.SUBPATTERN:
-            found = _consumes(argument[-1], char)
-        elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT):
-            found = _consumes(argument[2], char)
-        else:
-            found = True  # anything else may
-        if found:
-            return True
-    return False
-
-
-_CATEGORIES = {_sre.CATEGORY_WORD: r"\w", _sre.CATEGORY_NOT_WORD: r"\W", _sre.CATEGORY_DIGIT: r"\d",
-               _sre.CATEGORY_NOT_DIGIT: r"\D", _sre.CATEGORY_SPACE: r"\s", _sre.CATEGORY_NOT_SPACE: r"\S"}
-
-
-def _in_set(members: Iterable[tuple[Any, Any]], char: str) -> bool:
-    """Whether a character class `[...]` may match `char`."""
-    negated, found = False, False
-    for op, argument in members:
-        if op is _sre.NEGATE:
-            negated = True
-        elif op is _sre.LITERAL:
-            found = found or chr(argument) == char
-        elif op is _sre.RANGE:
-            found = found or argument[0] <= ord(char) <= argument[1]
-        elif op is _sre.CATEGORY and argument in _CATEGORIES:
-            found = found or re.fullmatch(_CATEGORIES[argument], char) is not None
-        else:
-            return True
-    return found != negated
 
 
 def _self_attribute(node: ast.AST) -> str | None:

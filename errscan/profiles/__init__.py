@@ -158,7 +158,7 @@ class PeerValue:
     """A value in the code that is a setting of one of two cooperating instances: the local one's
     or the one it talks to (its peer), which the user sets on that instance's command line."""
 
-    pattern: str  # regular expression matched against the whole code of the value
+    pattern: str  # regular expression matched against the whole code of a name or an attribute (`self.tp_size`)
     setting: str  # as the user writes it: "--tensor-parallel-size"
     side: str  # "this instance", "the other instance"
     minimum: int = 1  # the smallest value the setting takes
