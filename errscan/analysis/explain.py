@@ -316,6 +316,7 @@ class Explainer:
         return said
 
     def _path_way(self, path: str, class_settings: dict[str, list[str]]) -> tuple[str | None, Way | None]:
+        """`_path_words` of the shortest chain's condition `path`, worked out."""
         condition = self.settings.settled(path, class_settings)
         if not condition or condition == "True":  # nothing on the way but constants that hold
             return None, None

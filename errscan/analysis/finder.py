@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+
 from errscan.analysis.commands import Setting
 from errscan.analysis.knobs import KnobCatalog, carrier, default_of, json_path, knobs_at, settled, spelling
 from errscan.analysis.named import decided
@@ -125,7 +126,7 @@ class SettingFinder:
 
     def _peer_value(self, node: ast.AST) -> Setting | None:
         """A value that is the setting of this instance or of its peer (see the profile): a name or
-        an attribute, never a whole condition, which would be long to print."""
+        an attribute read, never a whole condition (long to print) nor a lambda's parameter."""
         if type(node) is not ast.Name and type(node) is not ast.Attribute:
             return None
         code = fast_unparse(node)

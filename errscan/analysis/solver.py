@@ -31,10 +31,11 @@ Value = bool | int | str | None
 
 def _conjunction(parts: list[z3.BoolRef]) -> z3.BoolRef:
     """`z3.And(parts)`, the same term; made directly of Boolean terms, past the checks and
-    conversions z3's Python API makes of each part (a third of the encoding's time)."""
-    if not parts or not all(isinstance(part, z3.BoolRef) for part in parts):
+    conversions z3's Python API makes of each part (a third of the encoding's time). Parts of
+    another kind or context go through `z3.And`, which converts or refuses them."""
+    ctx = parts[0].ctx if parts else None
+    if not parts or not all(isinstance(part, z3.BoolRef) and part.ctx is ctx for part in parts):
         return z3.And(parts)
-    ctx = parts[0].ctx
     return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(parts), (z3.Ast * len(parts))(*(part.as_ast() for part in parts))), ctx)
 
 

@@ -53,7 +53,7 @@ class Binding:
     def reads(self) -> frozenset[str]:
         """The locals (and `self.x`) the value reads: it means something else once one is rebound."""
         found = set()
-        for node in walk_breadth(self.value):  # (in order: `tried.py` follows what it finds)
+        for node in walk_breadth(self.value):  # (the order names go in shows in the set's, which `tried.py` keeps)
             if type(node) is ast.Name:
                 found.add(node.id)
             elif type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id == "self":
@@ -61,12 +61,12 @@ class Binding:
         return frozenset(found)
 
     @cached_property
-    def callees(self) -> list[str]:
+    def callees(self) -> tuple[str, ...]:
         """What the value calls, printed, but builtin readers and `.get` (`_calls_again`): kept
         with the binding, as every term printed with it asks again."""
-        return [fast_unparse(node.func) for node in walk(self.value) if isinstance(node, ast.Call)
-                and not (isinstance(node.func, ast.Name) and node.func.id in READERS)
-                and not (isinstance(node.func, ast.Attribute) and node.func.attr == "get")]
+        return tuple(fast_unparse(node.func) for node in walk(self.value) if isinstance(node, ast.Call)
+                     and not (isinstance(node.func, ast.Name) and node.func.id in READERS)
+                     and not (isinstance(node.func, ast.Attribute) and node.func.attr == "get"))
 
 
 Env = dict[str, Binding]

@@ -20,5 +20,5 @@ def test_a_peer_value_is_a_name_or_an_attribute():
 
 
 def test_a_condition_or_call_that_reads_one_is_no_peer_value_even_when_its_code_matches():
-    for code in ("remote_tp_size > 1", "f(tp_size)", "sizes[tp_size]", "a.tp_size and b"):
+    for code in ("remote_tp_size > 1", "f(tp_size)", "sizes[tp_size]", "a.tp_size and b", "lambda remote_tp_size: 0"):
         assert _peer(code) is None

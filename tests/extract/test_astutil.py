@@ -7,7 +7,7 @@ import ast
 import libcst as cst
 
 from conftest import FIXTURES
-from errscan.extract.astutil import child_blocks, first_line, node_fields, source_lines, walk
+from errscan.extract.astutil import child_blocks, first_line, node_fields, source_lines, walk, walk_breadth
 
 TRY = """\
 try:
@@ -58,6 +58,12 @@ def test_walk_finds_every_node_of_ast_walk_but_context_and_operator_leaves():
         wanted = [n for n in ast.walk(tree) if not isinstance(n, _LEAVES)]
         found = list(walk(tree))
         assert len(found) == len(wanted) and {id(n) for n in found} == {id(n) for n in wanted}
+
+
+def test_walk_breadth_keeps_the_order_of_ast_walk_but_its_leaves():
+    for path in sorted(FIXTURES.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        assert [id(n) for n in walk_breadth(tree)] == [id(n) for n in ast.walk(tree) if not isinstance(n, _LEAVES)]
 
 
 def test_node_fields_leave_out_names_flags_and_leaves():
