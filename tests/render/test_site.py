@@ -275,8 +275,14 @@ def test_an_interrupt_during_the_swap_waits_until_both_folders_are_in_order(tmp_
 
     monkeypatch.setattr(fsutil, "_exchange", lambda first, second: False)
     monkeypatch.setattr(fsutil.os, "replace", replace_then_interrupt)
-    with pytest.raises(KeyboardInterrupt):
-        fsutil.swap_in_folder(built, old)
+    # Ctrl-C as an interactive Python takes it, even where the tests were started with it ignored
+    # (a background job of a shell script inherits SIG_IGN, and Python keeps it).
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            fsutil.swap_in_folder(built, old)
+    finally:
+        signal.signal(signal.SIGINT, inherited)
     assert (old / "new.txt").read_text() == "new" and (built / "old.txt").read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["built", "site"]  # nothing else left behind
 
