@@ -12,6 +12,7 @@ name (a dataclass's field), a method of that name, and `getattr`/`setattr` namin
 from __future__ import annotations
 
 import ast
+from functools import cache
 
 from errscan.extract.astutil import node_fields
 from errscan.extract.facts import AttributeFill
@@ -22,7 +23,6 @@ _BY_NAME = frozenset({"getattr", "setattr", "delattr", "hasattr", "vars"})
 _DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 _FILLING = frozenset({ast.Attribute, ast.Name, ast.keyword, ast.Call})  # what `_fill` may find a use in
 _PARENT_READ = frozenset({ast.Attribute, ast.Name, ast.BoolOp})  # whose parent `_fill` looks at
-_REVERSED_FIELDS: dict[type, tuple[str, ...]] = {}  # see `_reversed_fields`
 _SKIPPED = frozenset({ast.Constant, type(None), str})  # what a walk of fields meets that holds no use
 
 
@@ -99,12 +99,10 @@ def _empty(node: ast.expr) -> str:
     return ""
 
 
+@cache
 def _reversed_fields(kind: type) -> tuple[str, ...]:
     """`node_fields` of a node type, last first."""
-    fields = _REVERSED_FIELDS.get(kind)
-    if fields is None:
-        fields = _REVERSED_FIELDS[kind] = node_fields(kind)[::-1]
-    return fields
+    return node_fields(kind)[::-1]
 
 
 def _reads_only(node: ast.expr, parents: dict[int, ast.AST]) -> bool:
