@@ -114,7 +114,7 @@ class Along:
         function: module-level code)."""
         if caller not in self.graph.functions or callee not in self.graph.functions:
             return ()
-        key = (carried, site.path, site.line, site.resolution, site.call.arguments if site.call else None, caller, callee)
+        key = (carried, id(site), caller, callee)  # (a site lives as long as the graph: `_step_facts`)
         if key not in self._steps:
             self._steps[key] = self._step(carried, site, caller, callee)
         return self._steps[key]

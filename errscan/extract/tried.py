@@ -53,7 +53,7 @@ def _argument(node: ast.expr, via: str, env: Env, bound: set[str], found: dict[t
         if binding is None or name in seen or depth > MAX_DEPTH:
             continue
         seen.add(name)
-        for read in binding.reads:
+        for read in sorted(binding.reads):  # (a frozenset: its order would follow the hash seed)
             if read.startswith("self."):
                 found[(read[5:], via)] = None
             else:
