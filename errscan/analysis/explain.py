@@ -29,15 +29,16 @@ from errscan.analysis.documented import documented_answer
 from errscan.analysis.installed import version_check, version_explanation
 from errscan.analysis.libraries import library_answer
 from errscan.analysis.listed import listed_items
-from errscan.analysis.named import advised, decided, flags_in_words
+from errscan.analysis.named import advised, flags_in_words
 from errscan.analysis.optional import missing_package, not_installed
 from errscan.analysis.skipped import skipped_words, switched_off
-from errscan.analysis.peers import peer_fix, peer_named
-from errscan.analysis.phases import in_phase, phase_of, with_cause
+from errscan.analysis.peers import peer_fix
+from errscan.analysis.phases import in_phase, phase_of
 from errscan.analysis.origins import client_field, decided_outside, foreign, keys_passed, read_here, timers
 from errscan.analysis.ways import Way, for_part, positive_parts
 from errscan.analysis.solver import Value, rules_out, satisfiable
-from errscan.analysis.wording import ADDRESS, PATH, Raw, phrase_for, runtime_words, user_words
+from errscan.analysis.summaries import UNDECIDED, Summaries
+from errscan.analysis.wording import ADDRESS, PATH, phrase_for
 from errscan.extract.conditions import Condition, parse_expression, render
 from errscan.extract.facts import ModuleFacts
 from errscan.extract.unparse import fast_unparse
@@ -45,12 +46,11 @@ from errscan.graph.calls import CallGraph
 from errscan.model import ErrorSite, Explanation, Fix
 from errscan.profiles import Phrase, Profile
 
-_ENVIRONMENT = frozenset({
-    "ImportError", "ModuleNotFoundError", "OSError", "FileNotFoundError", "PermissionError", "ConnectionError",
-    "ConnectionRefusedError", "ConnectionResetError", "TimeoutError", "BrokenPipeError",
-})
 MAX_POINTERS = 4  # address, port or path settings named for an error outside
 MAX_COMBINATIONS = 64  # joint assignments tried for a way in with several settings
+_BESIDES = " other than whether this code runs"
+_PEERS = re.compile(r"\b(remote|local|prefill|decode)\b", re.IGNORECASE)
+_NOTICES = frozenset({"debug", "info", "warning"})  # levels at which a log reports and the code goes on as planned
 
 
 class Explainer:
@@ -63,6 +63,7 @@ class Explainer:
         self.settings = SettingFinder(catalog, profile)
         self.examples = Examples(catalog, profile)
         self.fileio = FileIO(graph) if graph is not None else None
+        self.summaries = Summaries(self.settings, catalog, profile, self._files)
         self._paths: dict[tuple, tuple[str | None, Way | None]] = {}  # see `_path_words`
 
     def explain(
@@ -103,7 +104,7 @@ class Explainer:
             return version_explanation(checked, error, subject, when, where, self.profile)
         told = advised(error, self.catalog, self.profile)
         fixes = tuple(fix for way in ways for fix in self._fixes(way, earlier, connectors, bool(told))) + told
-        kind = self._kind(error, own, ways, fixes)
+        kind = self.summaries.kind(error, own, ways, fixes)
         chain_codes = [render(chain.condition, "deep") or "" for chain in found.chains]
         outside_of_state = (listed_items(local or "", error.trigger.knobs if error.trigger else (), self.catalog, subject,
                                          verb(error, subject), in_phase(when))
@@ -118,7 +119,7 @@ class Explainer:
         if outside_of_state is not None:
             kind, summary, told_fix = outside_of_state
         else:
-            summary = self._summary(error, kind, ways, fixes, subject, when, class_settings, own, module, besides)
+            summary = self.summaries.summary(error, kind, ways, fixes, subject, when, class_settings, own, module, besides)
         if path_words:
             summary = f"{summary[:-1]} (this code runs only if {path_words})."
         check = None
@@ -137,28 +138,28 @@ class Explainer:
             used = self._pointers(read_here(class_settings, error, module), facet, path_way) if talks else held
             pointers = [] if sent else used if held else self._pointers(plugin_settings or {}, facet, None)
             if sent and facet == "value":  # the value came with the request: nothing the user set
-                summary = summary.replace(_UNDECIDED + besides, f"; the request's `{sent}` carries the values it reads")
+                summary = summary.replace(UNDECIDED + besides, f"; the request's `{sent}` carries the values it reads")
                 advice = (f"Check what the request's `{sent}` carries (the client or the proxy sends it): it must have "
                           "the values the message names, in that form.")
                 pointed = ()
             elif sent:  # the peer's address came with the request: the instance's own address settings are not it
-                summary = summary.replace(_UNDECIDED + besides, f"; the other side is the one the request's `{sent}` names")
+                summary = summary.replace(UNDECIDED + besides, f"; the other side is the one the request's `{sent}` names")
                 pointed = (Fix(sent, None, f"The other instance is named in the request's `{sent}` (sent by the client "
                                            "or the proxy): check that it carries a reachable address and port."),)
             else:
                 pointed = pointer_fix(pointers, facet, keys_passed(found, module) if facet == "value" else [], self.profile.relays)
             if pointers:  # the address, path or file the user gives is what to check: a setting of theirs
                 given = " and ".join(f"`{s.name}`" for s in pointers)
-                summary = summary.replace(_UNDECIDED + besides, f"; what you give in {given} is part of it")
+                summary = summary.replace(UNDECIDED + besides, f"; what you give in {given} is part of it")
             thirds = {relay(s, self.profile.relays) for s in pointers} if facet == "peer" else set()
             if len(thirds) == 1 and None not in thirds:  # only a proxy's address is involved, not the other instance
                 advice = f"Look at {thirds.pop()}'s log for the error on its side, and check that it is running."
             fixes = (Fix("", None, advice + said),) + pointed
             check = check_command(facet, pointers, self.profile)
             skipped = switched_off(earlier, lambda code: self.settings.settings_in(code, class_settings))
-            if skipped is not None and _UNDECIDED + besides in summary:
+            if skipped is not None and UNDECIDED + besides in summary:
                 clause, fix = skipped_words(skipped, self.catalog, besides)
-                summary, fixes = summary.replace(_UNDECIDED + besides, clause, 1), fixes + (fix,)
+                summary, fixes = summary.replace(UNDECIDED + besides, clause, 1), fixes + (fix,)
         elif kind == "configuration" and not fixes:
             settings = list(dict.fromkeys([s.name for way in ways for s in way.settings] + flags_in_words(error.message, self.catalog)))
             checked = " and ".join(f"`{name}`" for name in settings)
@@ -285,24 +286,7 @@ class Explainer:
         others = tuple((s.name, shown(v, s)) for s, v in rest) + tuple(needed)
         return Fix(first.name, shown(value, first), f"{for_part(way)}{text}.", first.carrier, others, way.part or None)
 
-    # kind, phase, words
-    def _kind(self, error: ErrorSite, own: Condition, ways: list[Way], fixes: tuple[Fix, ...]) -> str:
-        names = {error.exception.rsplit(".", 1)[-1], *(b.rsplit(".", 1)[-1] for b in error.exception_bases)}
-        if names & (_ENVIRONMENT | set(self.profile.environment_exceptions)) or any(
-            t.code.startswith("raises(") for t in own
-        ):
-            return "environment"
-        trigger = error.trigger
-        if trigger and trigger.http_status and trigger.http_status < 500 and any(k.kind == "request_field" for k in trigger.knobs):
-            return "usage"  # a field of the web request decides it, and the server answers with a 4xx
-        if fixes or any(_named_in(s, error) for way in ways for s in way.settings):
-            return "configuration"
-        if "HTTPException" in names:
-            return "usage"
-        if cause_in_message(error):  # it reports a failure it caught, whose own error it shows
-            return "environment"
-        return "internal"
-
+    # the way in, in words
     def _path_words(self, found: Reach, class_settings: dict[str, list[str]]) -> tuple[str | None, Way | None]:
         """The settings the shortest chain needs on its way (`"use_native": true`), in words: kept per
         condition and settings of the class, as the sites of one function mostly share both."""
@@ -323,98 +307,5 @@ class Explainer:
         way = Way(condition, self.settings.settings_in(condition, class_settings))
         if not way.settings:
             return None, None
-        return self._words(way, class_settings), way
+        return self.summaries.words(way, class_settings), way
 
-    def _summary(
-        self, error: ErrorSite, kind: str, ways: list[Way], fixes: tuple[Fix, ...], subject: str, when: str | None,
-        class_settings: dict[str, list[str]], own: Condition, module: ModuleFacts | None = None, besides: str = "",
-    ) -> str:
-        """`besides`: what a setting decides that the summary's "no setting" leaves aside."""
-        timing = in_phase(when)
-        words = [self._words(way, class_settings) for way in ways]
-        if kind == "configuration":
-            if words and all(words):
-                rests = [self._runtime(way, class_settings) for way in ways]
-                said = f"{subject} {verb(error, subject)} this{timing} " + "; or ".join(
-                    f"when {rest}, and only if {w}" if rest else f"if {w}" for w, rest in zip(words, rests)) + "."
-                unsaid = [s.name for way in ways for s in way.settings if s.name not in said]
-                if unsaid:  # read by a part that has no words: still the user's to check
-                    said += f" It also depends on {' and '.join(f'`{n}`' for n in dict.fromkeys(unsaid))}."
-                return said
-            named = [f"`{s.name}`" for way in ways for s in way.settings] + [f"`{f.setting}`" for f in fixes if f.setting]
-            named += [f"`{flag}`" for flag in flags_in_words(error.message, self.catalog)]
-            return f"{subject} {verb(error, subject)} this{timing}; {', '.join(dict.fromkeys(named)) or 'the model'} decides whether it does."
-        if kind == "environment":
-            what, _, facet = outside(error, own, self.profile, module, self._files(error, own, module))
-            return f"{subject} reports this{with_cause(timing)} {what}{_ANSWERED if facet == 'reached' else _UNDECIDED}{besides}."
-        if kind == "usage":
-            return f"{subject} refuses a request with this error{timing}: the request itself is at fault."
-        known = [w for w in words if w]
-        case = f" It can only happen when {'; or when '.join(known)}." if known else ""
-        project = self.profile.title or self.profile.name
-        refused = unsupported_clause(error.message)
-        if refused:
-            told = (f"{subject} {verb(error, subject)} this{timing} and carries on" if error.kind == "log"
-                    else f"{subject} refuses a setup it does not support")  # a log site refuses nothing
-            return (f"{told}: the message says {refused}. No setting that "
-                    f"decides it{f',{besides},' if besides else ''} could be traced in the code, so the message is the guide.{case}")
-        if error.exception.rsplit(".", 1)[-1] == "NotImplementedError" and not own and "." in error.function:
-            # the call graph reaches the base version through the plugin's calls; whether the plugin's own
-            # class overrides it is not known here, so the page says what it would mean, not that it is so
-            return (f"`{error.function}` is a method that classes built on `{error.function.rsplit('.', 1)[0]}` must "
-                    f"override; this base version is raised for one that does not. If it happens with {subject}, "
-                    f"it is most likely a bug there.")
-        now = "" if timing == " in a background thread" else timing  # a thread's own timing is on the When line
-        # Finding no setting is a fact about what the analysis traced, not about vLLM: a log or a raise
-        # may still come from the environment or a peer, so only a failed assert is called a likely bug.
-        untraced = f"errscan traced no setting of yours that decides it{besides}"
-        if error.kind == "assert":
-            return (f"An internal consistency check of {subject} fails{now}: {project}'s own state is not what this "
-                    f"code expects; {untraced}, so unless the message points to your setup or environment, it is "
-                    f"most likely a bug.{case}")
-        guide = (f"{with_cause(now)} the check below holds; {untraced}, so the message and that check are the guide to "
-                 f"what went wrong" if own else f"{now}; {untraced}, so the message is the guide to what went wrong")
-        return f"{subject} {verb(error, subject)} this{guide}.{case}"
-
-    def _runtime(self, way: Way, class_settings: dict[str, list[str]]) -> str:
-        """What else the way tests at run time (data, a peer's answer), in words from its names: the
-        settings are then only what must hold, not the cause ("" when the settings decide alone)."""
-        parts = [p for p in positive_parts(way.condition) if (tree := parse_expression(p)) is not None
-                 and not any(self.settings.setting_at(n, class_settings) or isinstance(n, ast.expr) and phrase_for(
-                     fast_unparse(n), self.profile.vocabulary) for n in ast.walk(tree))]  # those are in the words
-        return " and ".join(dict.fromkeys(w for p in parts if (w := runtime_words(p))))
-
-    def _words(self, way: Way, class_settings: dict[str, list[str]]) -> str | None:
-        """The way in user terms: its `and` parts that read in those terms (the rest are the code's
-        own preconditions, shown with the condition on the page); None when no part does."""
-
-        def name(node: ast.expr) -> str | None:
-            setting = self.settings.setting_at(node, class_settings)
-            if setting is None:  # the peer's value, where the way compares a setting with it
-                peer = peer_named(fast_unparse(node)) if compared else None
-                return Raw(peer) if peer else None
-            if setting.side:
-                return Raw(f"{setting.side}'s `{setting.name}`")
-            return f"{setting.name}` in `{setting.carrier}" if setting.carrier else setting.name
-
-        compared = peer_fix(way, self.catalog) is not None
-        unset_never = {s.name for s in way.settings if decided(s.knob, self.catalog)}
-        parts = [user_words(part, name, self.profile.vocabulary, unset_never) for part in positive_parts(way.condition)]
-        if way.stated:
-            stated = user_words(way.stated, name, self.profile.vocabulary, unset_never)
-            parts.append(f"(as the message says) {stated}" if stated else None)
-        said = [p for p in parts if p]
-        return " and ".join(dict.fromkeys(said)) if said else None
-
-
-_UNDECIDED = "; no setting of yours decides it"
-_ANSWERED = "; what the other side answered decides it"  # of a handler that follows the one for failures to connect
-_BESIDES = " other than whether this code runs"
-_PEERS = re.compile(r"\b(remote|local|prefill|decode)\b", re.IGNORECASE)
-_NOTICES = frozenset({"debug", "info", "warning"})  # levels at which a log reports and the code goes on as planned
-
-
-def _named_in(setting: Setting, error: ErrorSite) -> bool:
-    """Whether the message shows or names the setting: then it is what the user got wrong."""
-    last = setting.name.rsplit(".", 1)[-1].lstrip("-").replace("-", "_")
-    return last in error.message or any(last in p.expr for p in error.placeholders)
