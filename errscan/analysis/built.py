@@ -86,7 +86,7 @@ class BuiltFields:
             return None
         if not any(d.split("(")[0].rsplit(".", 1)[-1] == "dataclass" and "init=False" not in d for d in klass.decorators):
             return None
-        if "__init__" in klass.methods or field not in {f.name for f in klass.fields}:
+        if "__init__" in klass.methods or field not in {f.name for f in klass.fields if f.init}:
             return None
         return made, value
 

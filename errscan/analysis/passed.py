@@ -53,7 +53,7 @@ class Passed:
             return _agreed([s if knobs_in(s.code, self.catalog, self.profile) else self._value(
                 s.code, function_node(s.module.module, s.scope), depth, active) for s in sources], self.catalog, self.profile)
         fact = self.graph.index.classes.get(klass, (None, None))[0]
-        fields = [f.name for f in fact.fields] if fact is not None else []
+        fields = [f.name for f in fact.fields if f.init] if fact is not None else []
         made = self.graph.lookup_method(klass, "__post_init__")  # a dataclass: its fields are its parameters
         if attribute not in fields or made is None or self.graph.lookup_method(klass, "__init__"):
             return None

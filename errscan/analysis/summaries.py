@@ -14,7 +14,7 @@ from errscan.analysis.named import decided, flags_in_words
 from errscan.analysis.peers import peer_fix, peer_named
 from errscan.analysis.phases import in_phase, with_cause
 from errscan.analysis.ways import Way, positive_parts
-from errscan.analysis.wording import Raw, phrase_for, runtime_words, user_words
+from errscan.analysis.wording import Raw, phrase_for, precondition, runtime_words, user_words
 from errscan.extract.conditions import Condition, parse_expression
 from errscan.extract.facts import ModuleFacts
 from errscan.extract.unparse import fast_unparse
@@ -64,8 +64,12 @@ class Summaries:
         if kind == "configuration":
             if words and all(words):
                 rests = [self.runtime(way, class_settings) for way in ways]
+                partial = [self.unsaid(way, class_settings) for way in ways]
                 said = f"{subject} {verb(error, subject)} this{timing} " + "; or ".join(
-                    f"when {rest}, and only if {w}" if rest else f"if {w}" for w, rest in zip(words, rests)) + "."
+                    f"when {rest}, and only if {w}" if rest else f"only if {w}" if short else f"if {w}"
+                    for w, rest, short in zip(words, rests, partial))
+                # where the words are what must hold, not all of it
+                said += ", among other checks shown in the condition below." if any(partial) else "."
                 unsaid = [s.name for way in ways for s in way.settings if s.name not in said]
                 if unsaid:  # read by a part that has no words: still the user's to check
                     said += f" It also depends on {' and '.join(f'`{n}`' for n in dict.fromkeys(unsaid))}."
@@ -108,15 +112,36 @@ class Summaries:
     def runtime(self, way: Way, class_settings: dict[str, list[str]]) -> str:
         """What else the way tests at run time (data, a peer's answer), in words from its names: the
         settings are then only what must hold, not the cause ("" when the settings decide alone)."""
-        parts = [p for p in positive_parts(way.condition) if (tree := parse_expression(p)) is not None
-                 and not any(self.settings.setting_at(n, class_settings) or isinstance(n, ast.expr) and phrase_for(
-                     fast_unparse(n), self.profile.vocabulary) for n in ast.walk(tree))]  # those are in the words
-        return " and ".join(dict.fromkeys(w for p in parts if (w := runtime_words(p))))
+        return " and ".join(dict.fromkeys(w for p in self._runtime_parts(way, class_settings) if (w := runtime_words(p))))
+
+    def _runtime_parts(self, way: Way, class_settings: dict[str, list[str]]) -> list[str]:
+        """The way's `and` parts that read no setting and no phrase of the vocabulary (those are in the words)."""
+        return [p for p in positive_parts(way.condition) if (tree := parse_expression(p)) is not None
+                and not any(self.settings.setting_at(n, class_settings) or isinstance(n, ast.expr) and phrase_for(
+                    fast_unparse(n), self.profile.vocabulary) for n in ast.walk(tree))]
 
     def words(self, way: Way, class_settings: dict[str, list[str]]) -> str | None:
         """The way in user terms: its `and` parts that read in those terms (the rest are the code's
         own preconditions, shown with the condition on the page); None when no part does."""
+        said = [w for _, w in self._part_words(way, class_settings)]
+        if way.stated:
+            stated = self._user_words(way, class_settings, way.stated)
+            said.append(f"(as the message says) {stated}" if stated else None)
+        kept = [w for w in said if w]
+        return " and ".join(dict.fromkeys(kept)) if kept else None
 
+    def unsaid(self, way: Way, class_settings: dict[str, list[str]]) -> bool:
+        """Whether a part of the way that tests more than a precondition (a comparison with the model's
+        own numbers, say) is said neither in its words nor in its run-time words: then the words say
+        what must hold, not what suffices."""
+        runtime = {p for p in self._runtime_parts(way, class_settings) if runtime_words(p)}
+        return any(w is None and p not in runtime and not precondition(p) for p, w in self._part_words(way, class_settings))
+
+    def _part_words(self, way: Way, class_settings: dict[str, list[str]]) -> list[tuple[str, str | None]]:
+        """Each `and` part of the way, with its words in user terms (None where it has none)."""
+        return [(part, self._user_words(way, class_settings, part)) for part in positive_parts(way.condition)]
+
+    def _user_words(self, way: Way, class_settings: dict[str, list[str]], code: str) -> str | None:
         def name(node: ast.expr) -> str | None:
             setting = self.settings.setting_at(node, class_settings)
             if setting is None:  # the peer's value, where the way compares a setting with it
@@ -128,13 +153,7 @@ class Summaries:
 
         compared = peer_fix(way, self.catalog) is not None
         unset_never = {s.name for s in way.settings if decided(s.knob, self.catalog)}
-        parts = [user_words(part, name, self.profile.vocabulary, unset_never) for part in positive_parts(way.condition)]
-        if way.stated:
-            stated = user_words(way.stated, name, self.profile.vocabulary, unset_never)
-            parts.append(f"(as the message says) {stated}" if stated else None)
-        said = [p for p in parts if p]
-        return " and ".join(dict.fromkeys(said)) if said else None
-
+        return user_words(code, name, self.profile.vocabulary, unset_never)
 
 def named_in(setting: Setting, error: ErrorSite) -> bool:
     """Whether the message shows or names the setting: then it is what the user got wrong."""

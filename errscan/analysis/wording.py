@@ -138,6 +138,19 @@ def runtime_words(code: str) -> str | None:
     return text
 
 
+def precondition(code: str) -> bool:
+    """Whether a part of a condition only makes sure the rest can be read (`x is not None`, a bare
+    flag, a type test): what `runtime_words` leaves to the condition on the page."""
+    tree = parse_expression(code)
+    if isinstance(tree, ast.UnaryOp) and isinstance(tree.op, ast.Not):
+        tree = tree.operand
+    if isinstance(tree, (ast.Name, ast.Attribute)):
+        return True
+    if isinstance(tree, ast.Compare) and len(tree.ops) == 1 and isinstance(tree.ops[0], (ast.Is, ast.IsNot)):
+        return True
+    return isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id in ("isinstance", "hasattr", "callable")
+
+
 def _counted(node: ast.expr) -> ast.expr:
     """What `len(x)` counts (x), else the node itself."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:

@@ -92,7 +92,7 @@ class DefinitionWalk:
                 default = dotted(stmt.value) if stmt.value is not None else None
                 annotation = dotted(strip_optional(stmt.annotation))
                 literal = repr(stmt.value.value) if isinstance(stmt.value, ast.Constant) else None
-                fields.append(FieldFact(stmt.target.id, annotation, default, literal))
+                fields.append(FieldFact(stmt.target.id, annotation, default, literal, not _init_false(stmt.value)))
                 if annotation:
                     self.attribute_types.append(AttributeType(scope, stmt.target.id, annotation))
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -313,3 +313,9 @@ def _constant_defaults(args: ast.arguments) -> tuple[tuple[str, str], ...]:
     pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]
     found = ((a.arg, constant_text(d)) for a, d in pairs if d is not None)
     return tuple((name, text) for name, text in found if text is not None)
+
+
+def _init_false(value: ast.expr | None) -> bool:
+    """`field(..., init=False)` (`dataclasses.field`, pydantic's `Field`): a field the constructor does not take."""
+    return isinstance(value, ast.Call) and (dotted(value.func) or "").rsplit(".", 1)[-1] in ("field", "Field") and any(
+        k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False for k in value.keywords)

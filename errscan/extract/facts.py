@@ -18,6 +18,7 @@ class FieldFact:
     annotation: str | None  # dotted, outer generic stripped: `list[X]` -> `list`
     default: str | None  # the default's source when it is a dotted name (`ParallelConfig.x`)
     literal: str | None = None  # the default's source when it is a constant (`'none'`, `1`, `True`)
+    init: bool = True  # False for `field(..., init=False)`: no parameter of a dataclass' `__init__`, set by the class itself
 
 
 @dataclass(frozen=True)

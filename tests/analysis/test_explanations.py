@@ -645,3 +645,19 @@ def test_a_none_answer_the_callee_documents_is_explained_in_its_words(explained)
     shelf = explained["ShelfConnector cannot reserve {key}"]
     assert shelf.kind == "environment" and "bug" not in shelf.summary
     assert "“None is returned if the shelf has no room left for them.”" in shelf.summary
+
+
+def test_a_field_the_engine_sets_is_no_setting_of_the_users(explained):
+    """explain_pkg/vllm/kv/connectors/engine_set_field.py: `num_gpu_blocks` is `field(init=False)`."""
+    registered = explained["EngineSetConnector could not register its buffers"]
+    assert "num_gpu_blocks" not in registered.summary
+    assert all("num_gpu_blocks" not in f.setting and "num_gpu_blocks" not in f.text for f in registered.fixes)
+
+
+def test_words_that_leave_a_test_of_the_model_out_say_only_if(explained):
+    """explain_pkg/vllm/kv/connectors/partial_words.py: `pcp >= kv_cache_config.num_kv_heads` has no user words."""
+    partial = explained["PartialConnector cannot split fewer heads than ranks"]
+    assert partial.summary.endswith(
+        "only if `--prefill-context-parallel-size` is greater than `1`, among other checks shown in the condition below.")
+    whole = explained["StoreConnector does not support"].summary  # every part said: "if"
+    assert "among other checks" not in whole and " only if " not in whole
