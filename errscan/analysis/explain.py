@@ -227,7 +227,7 @@ class Explainer:
             for setting_choices in choices:
                 for setting, value in setting_choices:
                     if rules_out(condition, {setting.code: value}, earlier):
-                        return [self._fix(((setting, value),), way)]
+                        return [self._fix(((setting, value),), way, self._any_plugin(setting, condition, connectors, earlier))]
             if len(choices) > 1:
                 for combination in itertools.islice(itertools.product(*choices), MAX_COMBINATIONS):
                     if rules_out(condition, {s.code: v for s, v in combination}, earlier):
@@ -240,6 +240,15 @@ class Explainer:
             return []  # a model property in vLLM's own branch (`if is_mla and shape != ...`) is no cause
         phrases = [self._phrase_in(part) for part in positive_parts(way.condition)]
         return [Fix("", None, for_part(way) + p.avoid, part=way.part) for p in phrases if p is not None and p.avoid][:1]
+
+    def _any_plugin(self, setting: Setting, condition: str, connectors: tuple[str, ...], earlier: tuple[str, ...]) -> str:
+        """Where naming any of several plugins rules the way out (the name is only needed set): that the
+        one shown is an example ("" otherwise)."""
+        if setting.path != (self.profile.plugin_setting,) or len(connectors) < 2 or not all(
+                rules_out(condition, {setting.code: name}, earlier) for name in connectors[1:]):
+            return ""
+        kind = self.profile.registries[0].kind if self.profile.registries else "plugin"
+        return f" (or the name of any other {kind} you use: the check needs one named, not this one)"
 
     def _phrase_in(self, part: str) -> Phrase | None:
         """The vocabulary's phrase for a part, or for the value a comparison tests (`len(x) > 1`)."""
@@ -271,10 +280,10 @@ class Explainer:
         both = " on both instances (prefill and decode)" if _PEERS.search(error.message) else ""
         return Fix(named[0], None, f"The message is about {check}: check it{both}. If it is as the message asks, {text[0].lower()}{text[1:]}")
 
-    def _fix(self, assignment: tuple[tuple[Setting, Value], ...], way: Way) -> Fix:
+    def _fix(self, assignment: tuple[tuple[Setting, Value], ...], way: Way, example: str = "") -> Fix:
         """One fix: each setting of the assignment with its value (all of them together), and the
-        settings the project needs with them (it resets them otherwise)."""
-        actions = [action(setting, value, self.catalog) for setting, value in assignment]
+        settings the project needs with them (it resets them otherwise); `example`: why the value is one of many."""
+        actions = [action(setting, value, self.catalog) + example for setting, value in assignment]
         needed = [n for setting, value in assignment for n in self.examples.needs(setting, written(value, setting))]
         actions += [f"pass `{name}`" if value == "true" else f"pass `{name} {value}`" for name, value in needed]
         text = actions[0] + "".join(f", and {a[0].lower()}{a[1:]}" for a in actions[1:])
