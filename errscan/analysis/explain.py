@@ -37,7 +37,7 @@ from errscan.analysis.phases import in_phase, phase_of
 from errscan.analysis.origins import client_field, decided_outside, foreign, keys_passed, read_here, timers
 from errscan.analysis.ways import Way, for_part, positive_parts
 from errscan.analysis.solver import Value, rules_out, satisfiable
-from errscan.analysis.summaries import UNDECIDED, Summaries
+from errscan.analysis.summaries import AMONG, UNDECIDED, Summaries
 from errscan.analysis.wording import ADDRESS, PATH, phrase_for
 from errscan.extract.conditions import Condition, parse_expression, render
 from errscan.extract.facts import ModuleFacts
@@ -120,8 +120,9 @@ class Explainer:
             kind, summary, told_fix = outside_of_state
         else:
             summary = self.summaries.summary(error, kind, ways, fixes, subject, when, class_settings, own, module, besides)
-        if path_words:
-            summary = f"{summary[:-1]} (this code runs only if {path_words})."
+        if path_words:  # (before the summary's closing words on the condition below, which it is not part of)
+            body, end = (summary[: -len(AMONG)], AMONG) if summary.endswith(AMONG) else (summary[:-1], ".")
+            summary = f"{body} (this code runs only if {path_words}){end}"
         check = None
         if outside_of_state is not None:
             fixes = (told_fix,)
@@ -248,7 +249,7 @@ class Explainer:
                 rules_out(condition, {setting.code: name}, earlier) for name in connectors[1:]):
             return ""
         kind = self.profile.registries[0].kind if self.profile.registries else "plugin"
-        return f" (or the name of any other {kind} you use: the check needs one named, not this one)"
+        return f" (or any other registered {kind}: the check only needs one named)"
 
     def _phrase_in(self, part: str) -> Phrase | None:
         """The vocabulary's phrase for a part, or for the value a comparison tests (`len(x) > 1`)."""

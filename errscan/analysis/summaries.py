@@ -14,7 +14,7 @@ from errscan.analysis.named import decided, flags_in_words
 from errscan.analysis.peers import peer_fix, peer_named
 from errscan.analysis.phases import in_phase, with_cause
 from errscan.analysis.ways import Way, positive_parts
-from errscan.analysis.wording import Raw, phrase_for, precondition, runtime_words, user_words
+from errscan.analysis.wording import Raw, phrase_for, runtime_words, substantive, user_words
 from errscan.extract.conditions import Condition, parse_expression
 from errscan.extract.facts import ModuleFacts
 from errscan.extract.unparse import fast_unparse
@@ -27,6 +27,7 @@ ENVIRONMENT = frozenset({
 })
 UNDECIDED = "; no setting of yours decides it"
 ANSWERED = "; what the other side answered decides it"  # of a handler that follows the one for failures to connect
+AMONG = ", among other checks shown in the condition below."  # the end of a summary whose words are not all of the way
 
 
 class Summaries:
@@ -69,7 +70,7 @@ class Summaries:
                     f"when {rest}, and only if {w}" if rest else f"only if {w}" if short else f"if {w}"
                     for w, rest, short in zip(words, rests, partial))
                 # where the words are what must hold, not all of it
-                said += ", among other checks shown in the condition below." if any(partial) else "."
+                said += AMONG if any(partial) else "."
                 unsaid = [s.name for way in ways for s in way.settings if s.name not in said]
                 if unsaid:  # read by a part that has no words: still the user's to check
                     said += f" It also depends on {' and '.join(f'`{n}`' for n in dict.fromkeys(unsaid))}."
@@ -131,11 +132,11 @@ class Summaries:
         return " and ".join(dict.fromkeys(kept)) if kept else None
 
     def unsaid(self, way: Way, class_settings: dict[str, list[str]]) -> bool:
-        """Whether a part of the way that tests more than a precondition (a comparison with the model's
-        own numbers, say) is said neither in its words nor in its run-time words: then the words say
-        what must hold, not what suffices."""
+        """Whether a `substantive` part of the way (a comparison with the model's own numbers, say) is
+        said neither in its words nor in its run-time words: then the words say what must hold, not
+        what suffices."""
         runtime = {p for p in self._runtime_parts(way, class_settings) if runtime_words(p)}
-        return any(w is None and p not in runtime and not precondition(p) for p, w in self._part_words(way, class_settings))
+        return any(w is None and p not in runtime and substantive(p) for p, w in self._part_words(way, class_settings))
 
     def _part_words(self, way: Way, class_settings: dict[str, list[str]]) -> list[tuple[str, str | None]]:
         """Each `and` part of the way, with its words in user terms (None where it has none)."""

@@ -138,17 +138,22 @@ def runtime_words(code: str) -> str | None:
     return text
 
 
-def precondition(code: str) -> bool:
-    """Whether a part of a condition only makes sure the rest can be read (`x is not None`, a bare
-    flag, a type test): what `runtime_words` leaves to the condition on the page."""
+def substantive(code: str) -> bool:
+    """Whether a part of a condition tests something of its own that a summary must not pass over: a
+    comparison (`min(tp, remote_tp) < num_kv_heads`) or a predicate of the package (`not
+    supports_hma(cls)`). Not a precondition (`x is not None`, a bare flag, a type test), an earlier
+    check that passed (`not (a and b)`; an `or` of its own is as its parts) nor a builtin's test over a collection (`all(...)`)."""
     tree = parse_expression(code)
+    if isinstance(tree, ast.BoolOp):  # `a <= 0 or b <= 0`: as its parts
+        return any(substantive(fast_unparse(value)) for value in tree.values)
     if isinstance(tree, ast.UnaryOp) and isinstance(tree.op, ast.Not):
         tree = tree.operand
-    if isinstance(tree, (ast.Name, ast.Attribute)):
-        return True
-    if isinstance(tree, ast.Compare) and len(tree.ops) == 1 and isinstance(tree.ops[0], (ast.Is, ast.IsNot)):
-        return True
-    return isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id in ("isinstance", "hasattr", "callable")
+    if isinstance(tree, ast.Compare):
+        return not all(isinstance(op, (ast.Is, ast.IsNot)) for op in tree.ops)
+    if isinstance(tree, ast.Call) and isinstance(tree.func, (ast.Name, ast.Attribute)):
+        name = tree.func.id if isinstance(tree.func, ast.Name) else tree.func.attr
+        return name not in _BUILTINS and name not in ("hasattr", "callable")
+    return False
 
 
 def _counted(node: ast.expr) -> ast.expr:

@@ -20,9 +20,9 @@ def _fix(condition: str):
 def test_a_name_only_needed_set_is_one_of_any():
     fix = _fix("name is None")
     assert fix.value == "MooncakeConnector"
-    assert fix.text.endswith("(or the name of any other connector you use: the check needs one named, not this one).")
+    assert fix.text.endswith("(or any other registered connector: the check only needs one named).")
 
 
 def test_a_name_the_check_refuses_is_no_example_of_any():
     fix = _fix("name == 'NixlConnector'")  # only naming another one avoids it
-    assert fix.value == "MooncakeConnector" and "any other connector" not in fix.text
+    assert fix.value == "MooncakeConnector" and "any other registered connector" not in fix.text

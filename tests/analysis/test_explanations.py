@@ -661,3 +661,10 @@ def test_words_that_leave_a_test_of_the_model_out_say_only_if(explained):
         "only if `--prefill-context-parallel-size` is greater than `1`, among other checks shown in the condition below.")
     whole = explained["StoreConnector does not support"].summary  # every part said: "if"
     assert "among other checks" not in whole and " only if " not in whole
+
+
+def test_the_way_to_the_code_is_said_before_the_words_on_the_condition_below(explained):
+    """explain_pkg/vllm/kv/connectors/partial_words.py: `_split` runs only with `use_native`."""
+    assert explained["PartialConnector cannot split the loaded heads"].summary.endswith(
+        "is greater than `1` (this code runs only if `kv_connector_extra_config.use_native` in `--kv-transfer-config` is on), "
+        "among other checks shown in the condition below.")
