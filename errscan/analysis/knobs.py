@@ -61,8 +61,8 @@ class KnobCatalog:
         config = {q: f for q, f in classes.items() if profile.config_package and q.startswith(profile.config_package + ".")}
         # A field the constructor does not take is the program's to set, not the user's, unless the
         # class derives it from its settings itself (`self.world_size = ...` in `__post_init__`).
-        derived = {(f"{m.module}.{store.scope.rpartition('.')[0]}", store.attribute)
-                   for m in graph.index.modules.values() for store in m.attribute_stores if store.receiver == "self"}
+        derived = {(f"{m.module}.{store.scope.rpartition('.')[0]}", store.attribute) for m in graph.index.modules.values()
+                   if f"{m.module}.".startswith(f"{profile.config_package}.") for store in m.attribute_stores if store.receiver == "self"}
         fields = {q.rsplit(".", 1)[1]: frozenset(x.name for x in f.fields if x.init or (q, x.name) in derived) for q, f in config.items()}
         defaults = {
             f"{q.rsplit('.', 1)[1]}.{x.name}": x.literal for q, f in config.items() for x in f.fields if x.literal is not None

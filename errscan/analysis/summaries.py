@@ -61,11 +61,13 @@ class Summaries:
     ) -> str:
         """`besides`: what a setting decides that the summary's "no setting" leaves aside."""
         timing = in_phase(when)
-        words = [self.words(way, class_settings) for way in ways]
+        parts = [self._part_words(way, class_settings) for way in ways]
+        words = [self._joined(way, class_settings, said) for way, said in zip(ways, parts)]
         if kind == "configuration":
             if words and all(words):
-                rests = [self.runtime(way, class_settings) for way in ways]
-                partial = [self.unsaid(way, class_settings) for way in ways]
+                at_run = [self._runtime_words(way, class_settings) for way in ways]
+                rests = [" and ".join(dict.fromkeys(at_run_words.values())) for at_run_words in at_run]
+                partial = [_partial(said, at_run_words) for said, at_run_words in zip(parts, at_run)]
                 said = f"{subject} {verb(error, subject)} this{timing} " + "; or ".join(
                     f"when {rest}, and only if {w}" if rest else f"only if {w}" if short else f"if {w}"
                     for w, rest, short in zip(words, rests, partial))
@@ -110,33 +112,28 @@ class Summaries:
                  f"what went wrong" if own else f"{now}; {untraced}, so the message is the guide to what went wrong")
         return f"{subject} {verb(error, subject)} this{guide}.{case}"
 
-    def runtime(self, way: Way, class_settings: dict[str, list[str]]) -> str:
-        """What else the way tests at run time (data, a peer's answer), in words from its names: the
-        settings are then only what must hold, not the cause ("" when the settings decide alone)."""
-        return " and ".join(dict.fromkeys(w for p in self._runtime_parts(way, class_settings) if (w := runtime_words(p))))
-
-    def _runtime_parts(self, way: Way, class_settings: dict[str, list[str]]) -> list[str]:
-        """The way's `and` parts that read no setting and no phrase of the vocabulary (those are in the words)."""
-        return [p for p in positive_parts(way.condition) if (tree := parse_expression(p)) is not None
-                and not any(self.settings.setting_at(n, class_settings) or isinstance(n, ast.expr) and phrase_for(
-                    fast_unparse(n), self.profile.vocabulary) for n in ast.walk(tree))]
+    def _runtime_words(self, way: Way, class_settings: dict[str, list[str]]) -> dict[str, str]:
+        """What else the way tests at run time (data, a peer's answer), in words from its names, per
+        part: the settings are then only what must hold, not the cause (none when they decide alone).
+        Parts that read a setting or a phrase of the vocabulary are in the words instead."""
+        parts = [p for p in positive_parts(way.condition) if (tree := parse_expression(p)) is not None
+                 and not any(self.settings.setting_at(n, class_settings) or isinstance(n, ast.expr) and phrase_for(
+                     fast_unparse(n), self.profile.vocabulary) for n in ast.walk(tree))]
+        return {p: w for p in parts if (w := runtime_words(p))}
 
     def words(self, way: Way, class_settings: dict[str, list[str]]) -> str | None:
         """The way in user terms: its `and` parts that read in those terms (the rest are the code's
         own preconditions, shown with the condition on the page); None when no part does."""
-        said = [w for _, w in self._part_words(way, class_settings)]
+        return self._joined(way, class_settings, self._part_words(way, class_settings))
+
+    def _joined(self, way: Way, class_settings: dict[str, list[str]], parts: list[tuple[str, str | None]]) -> str | None:
+        """`words` of the way from its `_part_words`."""
+        said = [w for _, w in parts]
         if way.stated:
             stated = self._user_words(way, class_settings, way.stated)
             said.append(f"(as the message says) {stated}" if stated else None)
         kept = [w for w in said if w]
         return " and ".join(dict.fromkeys(kept)) if kept else None
-
-    def unsaid(self, way: Way, class_settings: dict[str, list[str]]) -> bool:
-        """Whether a `substantive` part of the way (a comparison with the model's own numbers, say) is
-        said neither in its words nor in its run-time words: then the words say what must hold, not
-        what suffices."""
-        runtime = {p for p in self._runtime_parts(way, class_settings) if runtime_words(p)}
-        return any(w is None and p not in runtime and substantive(p) for p, w in self._part_words(way, class_settings))
 
     def _part_words(self, way: Way, class_settings: dict[str, list[str]]) -> list[tuple[str, str | None]]:
         """Each `and` part of the way, with its words in user terms (None where it has none)."""
@@ -160,3 +157,10 @@ def named_in(setting: Setting, error: ErrorSite) -> bool:
     """Whether the message shows or names the setting: then it is what the user got wrong."""
     last = setting.name.rsplit(".", 1)[-1].lstrip("-").replace("-", "_")
     return last in error.message or any(last in p.expr for p in error.placeholders)
+
+
+def _partial(parts: list[tuple[str, str | None]], at_run: dict[str, str]) -> bool:
+    """Whether a `substantive` part of a way (a comparison with the model's own numbers, say) is said
+    neither in its words (`parts`) nor in its run-time words: then the words say what must hold, not
+    what suffices."""
+    return any(w is None and p not in at_run and substantive(p) for p, w in parts)

@@ -13,13 +13,14 @@ import re
 from typing import Callable, Container
 
 from errscan.analysis.plain import plain_words
-from errscan.extract.astutil import walk
+from errscan.extract.astutil import last_name, walk
 from errscan.extract.conditions import parse_expression
 from errscan.profiles import Phrase
 from errscan.extract.unparse import fast_unparse
 
 _PLACEHOLDER = "__u{}"
 _BUILTINS = frozenset({"len", "isinstance", "any", "all", "abs", "min", "max", "int", "str", "bool", "True", "False", "None"})
+_PRECONDITIONS = frozenset({"", "hasattr", "callable"})  # calls `substantive` passes over besides those ("": not a name)
 
 # The last word of a setting that tells the peer's or a server's address, or a file's place: a value
 # such a setting holds is set or not, never on or off.
@@ -142,18 +143,20 @@ def substantive(code: str) -> bool:
     """Whether a part of a condition tests something of its own that a summary must not pass over: a
     comparison (`min(tp, remote_tp) < num_kv_heads`) or a predicate of the package (`not
     supports_hma(cls)`). Not a precondition (`x is not None`, a bare flag, a type test), an earlier
-    check that passed (`not (a and b)`; an `or` of its own is as its parts) nor a builtin's test over a collection (`all(...)`)."""
+    check that passed (`not (a and b)`; an `or` of its own is as its parts) nor a builtin's test
+    over a collection (`all(...)`)."""
     tree = parse_expression(code)
-    if isinstance(tree, ast.BoolOp):  # `a <= 0 or b <= 0`: as its parts
-        return any(substantive(fast_unparse(value)) for value in tree.values)
-    if isinstance(tree, ast.UnaryOp) and isinstance(tree.op, ast.Not):
-        tree = tree.operand
-    if isinstance(tree, ast.Compare):
-        return not all(isinstance(op, (ast.Is, ast.IsNot)) for op in tree.ops)
-    if isinstance(tree, ast.Call) and isinstance(tree.func, (ast.Name, ast.Attribute)):
-        name = tree.func.id if isinstance(tree.func, ast.Name) else tree.func.attr
-        return name not in _BUILTINS and name not in ("hasattr", "callable")
-    return False
+    return tree is not None and _substantive(tree)
+
+
+def _substantive(node: ast.expr) -> bool:
+    if isinstance(node, ast.BoolOp):
+        return any(_substantive(value) for value in node.values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        node = node.operand
+    if isinstance(node, ast.Compare):
+        return not all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops)
+    return isinstance(node, ast.Call) and last_name(node.func) not in _BUILTINS | _PRECONDITIONS
 
 
 def _counted(node: ast.expr) -> ast.expr:

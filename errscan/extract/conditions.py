@@ -17,7 +17,7 @@ import re
 from functools import cached_property, lru_cache
 from dataclasses import dataclass
 
-from errscan.extract.astutil import walk, walk_breadth
+from errscan.extract.astutil import walk
 from errscan.extract.unparse import Unparser, fast_unparse
 
 _INVERSE = {
@@ -53,7 +53,7 @@ class Binding:
     def reads(self) -> frozenset[str]:
         """The locals (and `self.x`) the value reads: it means something else once one is rebound."""
         found = set()
-        for node in walk_breadth(self.value):  # (the order names go in shows in the set's, which `tried.py` keeps)
+        for node in walk(self.value):
             if type(node) is ast.Name:
                 found.add(node.id)
             elif type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id == "self":

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Container
 
 from errscan.extract.astutil import (
-    admits_none, binding_counts, bindings_of, bound_names, constant_text, dotted, rebound_parameters, strip_call, strip_optional,
+    admits_none, binding_counts, bindings_of, bound_names, constant_text, dotted, last_name, rebound_parameters, strip_call, strip_optional,
 )
 from errscan.extract.conditions import Condition, free_names, unparse
 from errscan.extract.facts import AttributeDefault, AttributeRead, AttributeType, CallFact, ClassFact, FieldFact, FunctionFact
@@ -317,5 +317,5 @@ def _constant_defaults(args: ast.arguments) -> tuple[tuple[str, str], ...]:
 
 def _init_false(value: ast.expr | None) -> bool:
     """`field(..., init=False)` (`dataclasses.field`, pydantic's `Field`): a field the constructor does not take."""
-    return isinstance(value, ast.Call) and (dotted(value.func) or "").rsplit(".", 1)[-1] in ("field", "Field") and any(
+    return isinstance(value, ast.Call) and last_name(value.func) in ("field", "Field") and any(
         k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False for k in value.keywords)
